@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: Apache-2.0
+# offwake-svg build: the render/ library, the BPF object and skeleton, the
+# offwake-svg binary, tests, benchmark, install.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(PREFIX)/bin
+DATADIR  := $(PREFIX)/share/offwake-svg
+MANDIR   := $(PREFIX)/share/man
+
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+OUT      := build
+VERSION  := 0.1.0
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
+LDLIBS_RENDER := -lpcre2-8 -lm
+LDLIBS   := -lbpf -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread
+
+ifeq ($(SANITIZE),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+RENDER_SRC := $(wildcard render/*.c)
+RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js.o \
+	      $(OUT)/render/palettes_data.o
+SRC        := $(wildcard src/*.c)
+SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o)
+BPF_SRC    := $(wildcard bpf/*.bpf.c)
+BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
+ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+.PHONY: all check deps test golden bench fuzz install uninstall clean example
+
+all: offwake-svg
+
+$(OUT)/render $(OUT)/src $(OUT)/bpf:
+	mkdir -p $@
+
+# The renderer as a library of its own (libc + pcre2 only).
+$(OUT)/librender.a: $(RENDER_OBJ)
+	$(AR) rcs $@ $^
+
+$(OUT)/render/%.o: render/%.c render/*.h | $(OUT)/render
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# Our JavaScript and the palette data are embedded at build time.
+$(OUT)/render/script_js.c: render/script.js tests/embed.sh | $(OUT)/render
+	sh tests/embed.sh fg_script_js $< > $@
+$(OUT)/render/palettes_data.c: $(wildcard palettes/*) tests/embed.sh | $(OUT)/render
+	sh tests/embed.sh --table fg_palette_files $(sort $(wildcard palettes/*.rules palettes/*.pal)) > $@
+$(OUT)/render/script_js.o: $(OUT)/render/script_js.c
+	$(CC) $(CFLAGS) -c $< -o $@
+$(OUT)/render/palettes_data.o: $(OUT)/render/palettes_data.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# Kernel side: BPF object (CO-RE, our own minimal kernel-type header) and skeleton.
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)/bpf
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	llvm-strip -g $@ 2>/dev/null || true
+$(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(OUT)/src/%.o: src/%.c src/*.h render/fg.h $(BPF_SKEL) | $(OUT)/src
+	$(CC) $(CFLAGS) -Isrc -Ibpf -c $< -o $@
+
+offwake-svg: $(SRC_OBJ) $(OUT)/librender.a
+	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS)
+
+# Build dependencies (Debian package names); installed when missing.
+DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
+	zlib1g-dev libiberty-dev bpftool pkg-config
+deps:
+	@sh tests/deps.sh $(DEPS)
+
+check: deps
+	$(MAKE) all
+	$(MAKE) -C . test-bin
+	bash tests/run.sh
+
+TEST_SRC := $(wildcard tests/unit/*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
+.PHONY: test-bin
+test-bin: $(TEST_BIN)
+$(OUT)/tests/%: tests/unit/%.c $(OUT)/librender.a
+	@mkdir -p $(OUT)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(OUT)/librender.a $(LDLIBS_RENDER) $(shell pkg-config --cflags --libs libxml-2.0 2>/dev/null)
+
+test: all test-bin
+	bash tests/run.sh
+
+golden: offwake-svg
+	bash tests/golden.sh --update
+
+bench: offwake-svg
+	bash tests/bench/bench.sh
+
+example: offwake-svg
+	./offwake-svg render --colors=chain --countname=us examples/offwake-tar-gzip.folded > examples/offwake-tar-gzip.svg
+
+install: offwake-svg
+	install -D -m 0755 offwake-svg $(DESTDIR)$(BINDIR)/offwake-svg
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/offwake-svg
+
+clean:
+	rm -rf $(OUT) offwake-svg

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fg.h - public API of the flame graph library (render/).
+ *
+ * The library is a native port of flamegraph.pl: an options struct with
+ * documented defaults, an in-memory stack set that is filled from folded
+ * text or directly by code, and a render call that writes the SVG to a
+ * FILE *.  It depends on libc and pcre2 only; it knows nothing of BPF,
+ * ELF or processes.
+ */
+#ifndef FG_H
+#define FG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses, as flamegraph.pl uses them. */
+enum {
+	FG_EXIT_OK = 0,
+	FG_EXIT_EMPTY = 2,	/* no stack counts: an error SVG was written */
+	FG_EXIT_USAGE = 255,	/* bad option or validation failure */
+};
+
+/*
+ * Rendering options.  fg_options_init() sets the defaults noted here.
+ * Strings are borrowed (not copied) and must outlive the render call.
+ * Float options keep their literal text (*_text) because flamegraph.pl
+ * prints them as written (--fontsize=12.0 gives font-size:12.0px).
+ */
+struct fg_options {
+	const char *title;	/* NULL: "Flame Graph", "Icicle Graph" with
+				 * inverted, "Flame Chart" with flamechart */
+	const char *subtitle;	/* "" (drawn only when non-empty) */
+	long long width;	/* 1200: image width in px */
+	long long height;	/* 16: frame height in px */
+	double fontsize;	/* 12 */
+	const char *fontsize_text;	/* "12" */
+	double fontwidth;	/* 0.59 */
+	const char *fontwidth_text;	/* "0.59" */
+	const char *minwidth;	/* "0.1": px, or "N%" of the total */
+	const char *fonttype;	/* "Verdana" */
+	const char *countname;	/* "samples" */
+	const char *nametype;	/* "Function:" */
+	const char *colors;	/* "hot" */
+	const char *bgcolors;	/* "": derived from the palette */
+	int hash;		/* 0: colours from a hash of the name */
+	int random;		/* 0: truly random colours */
+	int cp;			/* 0: consistent palette via palette_file */
+	const char *palette_file;	/* "palette.map" (in the cwd) */
+	int reverse;		/* 0: reverse each stack before merging */
+	int inverted;		/* 0: icicle graph */
+	int flamechart;		/* 0: keep input order, do not sort */
+	int negate;		/* 0: swap red/blue in differentials */
+	const char *notes;	/* "": text for the NOTES comment */
+	const char *total;	/* NULL: pretend the total is this number */
+	const char *factor;	/* "1": scale counts shown in tooltips */
+	const char *encoding;	/* NULL: encoding= in the XML declaration */
+	const char *nameattr;	/* NULL: file of per-function attributes */
+	int chain_grey_waker_dash;	/* 1: waker-side "-" frames are grey
+					 * (our improvement; 0 = as flamegraph.pl) */
+	int quiet;		/* 0: warnings on stderr */
+};
+
+void fg_options_init(struct fg_options *o);
+
+/*
+ * Parse flamegraph.pl's command line (Getopt::Long rules: --opt=value,
+ * --opt value, single dash, unique prefixes, permuted operands, "--").
+ * Non-option arguments are stored back into argv[0..*nfiles-1].
+ * Returns 0 on success, 1 for --help (usage already printed to stdout),
+ * -1 on error (message and usage printed to stderr).
+ */
+int fg_options_parse(struct fg_options *o, int argc, char **argv,
+		     int *nfiles, const char *prog);
+/* Print the renderer's usage text. */
+void fg_usage(FILE *f, const char *prog);
+/*
+ * The checks flamegraph.pl makes before reading input (--nameattr file,
+ * --minwidth, --bgcolors, sizes).  Returns 0, or FG_EXIT_USAGE after
+ * printing the error.  fg_render() makes them too.
+ */
+int fg_options_check(const struct fg_options *o);
+
+/* ---- the stack set ---------------------------------------------------- */
+
+struct fg_stacks;
+
+struct fg_stacks *fg_stacks_new(void);
+void fg_stacks_free(struct fg_stacks *s);
+/* --reverse rewrites lines as they are added: call before adding any. */
+void fg_stacks_set_reverse(struct fg_stacks *s, int on);
+
+/*
+ * Add one folded line ("a;b;c 12", no newline; a trailing "\r" is
+ * accepted).  Returns 0 when stored, 1 when the line is invalid (it is
+ * counted and reported by the render call), -1 on allocation failure.
+ * Invalid UTF-8 is replaced by U+FFFD.
+ */
+int fg_stacks_add_line(struct fg_stacks *s, const char *line, size_t len);
+
+/*
+ * Add one stack from code: frames[0] is the root-most frame.  The result
+ * is exactly what the folded line "f0;f1;...;fn-1 COUNT" would give.
+ * Frame names must not contain ';' or '\n' (returns -1 with errno EINVAL).
+ */
+int fg_stacks_add(struct fg_stacks *s, const char *const *frames,
+		  const size_t *lens, size_t nframes, uint64_t count);
+
+/*
+ * Read folded lines from an open stream.  The name is used in messages.
+ * Returns 0, or -1 on a read error (errno set).
+ */
+int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name);
+
+/* Number of valid lines stored and of invalid lines seen. */
+size_t fg_stacks_lines(const struct fg_stacks *s);
+size_t fg_stacks_ignored(const struct fg_stacks *s);
+
+/* ---- rendering ------------------------------------------------------- */
+
+/*
+ * Render the stack set as an SVG flame graph to out.  Prints the warnings
+ * flamegraph.pl prints (unless o->quiet).  Returns FG_EXIT_OK,
+ * FG_EXIT_EMPTY (an error SVG was written) or FG_EXIT_USAGE (validation
+ * failure, message on stderr, nothing written); -1 on an I/O or memory
+ * error (errno set).  The stack set may be reordered but stays valid.
+ */
+int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);
+
+#endif

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * flow.c - turns the ordered lines of a stack set into frame nodes.
+ *
+ * Like flamegraph.pl: each line gets a root frame in front; frames shared
+ * with the previous line stay open, the others are closed (becoming nodes
+ * keyed by name, depth and end time) and opened.  Nodes with the same
+ * name, depth and end string collapse into one, the later start winning.
+ */
+#include "flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct fg_num fg_num_from(struct pnum p)
+{
+	struct fg_num n;
+
+	if (p.is_nv) {
+		n.kind = 2;
+		n.d = p.nv;
+	} else if (p.iv < 0) {
+		n.kind = 1;
+		n.i = (int64_t)p.iv;
+	} else {
+		n.kind = 0;
+		n.u = (uint64_t)p.iv;
+	}
+	return n;
+}
+
+struct pnum fg_num_get(struct fg_num n)
+{
+	switch (n.kind) {
+	case 0: return pnum_iv(n.u);
+	case 1: return pnum_iv(n.i);
+	}
+	return pnum_nv(n.d);
+}
+
+struct ids {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static int ids_push(struct ids *a, uint32_t x)
+{
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 64;
+		uint32_t *p = realloc(a->v, c * sizeof(*p));
+		if (!p)
+			return -1;
+		a->v = p;
+		a->cap = c;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+struct open_frame {
+	struct pnum start;
+	struct pnum delta;
+	int has_delta;
+};
+
+struct state {
+	struct fg_stacks *s;
+	struct fg_flow *out;
+	int chain;
+	uint32_t dashdash;
+	struct ids prev, cur, parts;
+	struct open_frame *open;
+	size_t open_cap;
+	struct pnum t;
+	/* the group of nodes closed at the same end string */
+	char gstr[64];
+	struct fg_num gend;
+	size_t gstart;
+	int gflows;
+	struct fg_idtab gtab;	/* (frame, depth) -> node, for gflows > 1 */
+};
+
+static int ensure_open(struct state *st, size_t n)
+{
+	if (n <= st->open_cap)
+		return 0;
+	size_t c = st->open_cap ? st->open_cap : 64;
+	while (c < n)
+		c *= 2;
+	struct open_frame *p = realloc(st->open, c * sizeof(*p));
+	if (!p)
+		return -1;
+	st->open = p;
+	st->open_cap = c;
+	return 0;
+}
+
+static uint64_t gkey(uint32_t frame, uint32_t depth)
+{
+	return fg_mix(frame, depth);
+}
+
+static int gtab_insert(struct state *st, size_t idx)
+{
+	struct fg_idtab *t = &st->gtab;
+	const struct fg_node *nd = &st->out->nodes[idx];
+	uint64_t h = gkey(nd->frame, nd->depth);
+	size_t i = h & t->mask;
+
+	while (t->slot[i])
+		i = (i + 1) & t->mask;
+	t->slot[i] = idx + 1;
+	t->hash[i] = h;
+	t->used++;
+	return fg_idtab_reserve(t);
+}
+
+static long gtab_find(struct state *st, uint32_t frame, uint32_t depth)
+{
+	struct fg_idtab *t = &st->gtab;
+	uint64_t h = gkey(frame, depth);
+
+	for (size_t i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
+		size_t idx = t->slot[i] - 1;
+		const struct fg_node *nd = &st->out->nodes[idx];
+		if (t->hash[i] == h && idx >= st->gstart && nd->frame == frame && nd->depth == depth)
+			return (long)idx;
+	}
+	return -1;
+}
+
+/* Start a flow step at time T: find or start the group of its end string. */
+static int group_at(struct state *st)
+{
+	char buf[64];
+	int same;
+
+	pnum_fmt(st->t, buf, sizeof(buf));
+	same = st->out->n > st->gstart && !strcmp(buf, st->gstr);
+	if (!same) {
+		memcpy(st->gstr, buf, sizeof(buf));
+		struct pnum e = st->t;
+		if (e.is_nv)
+			e = pnum_nv(strtod(buf, NULL));
+		st->gend = fg_num_from(e);
+		st->gstart = st->out->n;
+		st->gflows = 1;
+		return 0;
+	}
+	if (++st->gflows == 2) {
+		for (size_t i = st->gstart; i < st->out->n; i++)
+			if (gtab_insert(st, i))
+				return -1;
+	}
+	return 0;
+}
+
+static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
+{
+	struct fg_flow *o = st->out;
+	struct open_frame *of = &st->open[depth];
+
+	if (st->gflows > 1) {
+		long idx = gtab_find(st, frame, depth);
+		if (idx >= 0) {
+			o->nodes[idx].start = fg_num_from(of->start);
+			if (of->has_delta) {
+				o->nodes[idx].delta = fg_num_from(of->delta);
+				o->nodes[idx].has_delta = 1;
+			}
+			return 0;
+		}
+	}
+	if (o->n == o->cap) {
+		size_t c = o->cap ? o->cap * 2 : 1024;
+		struct fg_node *p = realloc(o->nodes, c * sizeof(*p));
+		if (!p)
+			return -1;
+		o->nodes = p;
+		o->cap = c;
+	}
+	struct fg_node *nd = &o->nodes[o->n++];
+	nd->frame = frame;
+	nd->depth = depth;
+	nd->start = fg_num_from(of->start);
+	nd->end = st->gend;
+	nd->has_delta = (uint8_t)of->has_delta;
+	if (of->has_delta)
+		nd->delta = fg_num_from(of->delta);
+	if (st->gflows > 1)
+		return gtab_insert(st, o->n - 1);
+	return 0;
+}
+
+/* One flow() call: close what differs from the previous line, open the new. */
+static int flow(struct state *st, const struct pnum *d)
+{
+	struct ids *a = &st->prev, *b = &st->cur;
+	size_t same = 0;
+
+	while (same < a->n && same < b->n && a->v[same] == b->v[same])
+		same++;
+	if (a->n > same || b->n > same) {
+		if (a->n > same && group_at(st))
+			return -1;
+		for (size_t i = a->n; i-- > same;)
+			if (close_frame(st, a->v[i], i))
+				return -1;
+		if (ensure_open(st, b->n))
+			return -1;
+		for (size_t i = same; i < b->n; i++) {
+			st->open[i].start = st->t;
+			st->open[i].has_delta = d != NULL;
+			if (d)
+				st->open[i].delta = i == b->n - 1 ? *d : pnum_iv(0);
+		}
+	}
+	struct ids tmp = *a;
+	*a = *b;
+	*b = tmp;
+	return 0;
+}
+
+/* Perl: split(";--;", stack), annotate later parts, join again (spec §3.3). */
+static int chain_rewrite(struct state *st, const uint32_t *f, size_t n, struct ids *out)
+{
+	struct ids *part = &st->parts;	/* index of each part's first field */
+	size_t lastm = (size_t)-1;
+	uint32_t dd = st->dashdash;
+
+	part->n = 0;
+	if (ids_push(part, 0))
+		return -1;
+	/* a "--" field with a ';' on both sides not used by the previous match */
+	for (size_t i = 1; dd != FG_NONE && i + 1 < n; i++) {
+		if (f[i] == dd && (lastm == (size_t)-1 || i - 1 != lastm)) {
+			if (ids_push(part, i + 1))
+				return -1;
+			lastm = i;
+		}
+	}
+	size_t np = part->n;
+#define PART_END(k) ((k) + 1 < np ? part->v[(k) + 1] - 1 : n)
+	/* split drops trailing empty parts (a single empty field) */
+	while (np && PART_END(np - 1) - part->v[np - 1] == 1 && f[part->v[np - 1]] == 0)
+		np--;
+	if (dd == FG_NONE && (dd = st->dashdash = fg_frame_intern(st->s, "--", 2)) == FG_NONE)
+		return -1;
+	if (!np)	/* undef . ";--;" */
+		return ids_push(out, 0) || ids_push(out, dd) || ids_push(out, 0);
+	for (size_t i = 0; i < PART_END(0); i++)
+		if (ids_push(out, f[i]))
+			return -1;
+	if (ids_push(out, dd))
+		return -1;
+	if (np == 1)	/* first . ";--;" leaves an empty last field */
+		return ids_push(out, 0);
+	for (size_t k = 1; k < np; k++) {
+		if (k > 1 && ids_push(out, dd))
+			return -1;
+		for (size_t i = part->v[k]; i < PART_END(k); i++) {
+			uint32_t w = fg_frame_waker(st->s, f[i]);
+			if (w == FG_NONE || ids_push(out, w))
+				return -1;
+		}
+	}
+#undef PART_END
+	return 0;
+}
+
+static int on_line(void *ctx, const struct fg_line *l)
+{
+	struct state *st = ctx;
+	struct ids *cur = &st->cur;
+	struct pnum c1 = fg_count_pnum(l->info->c1), delta, *d = NULL;
+
+	cur->n = 0;
+	if (ids_push(cur, 0))	/* the root */
+		return -1;
+	if (st->chain) {
+		if (chain_rewrite(st, l->fields, l->nfields, cur))
+			return -1;
+	} else {
+		for (size_t i = 0; i < l->nfields; i++)
+			if (ids_push(cur, l->fields[i]))
+				return -1;
+	}
+	while (cur->n > 1 && cur->v[cur->n - 1] == 0)	/* trailing empty fields */
+		cur->n--;
+	struct pnum width = c1;
+	if (l->info->two) {
+		width = fg_count_pnum(l->info->c2);
+		delta = pnum_sub(width, c1);
+		struct pnum ad = pnum_cmp(delta, pnum_iv(0)) < 0 ? pnum_sub(pnum_iv(0), delta) : delta;
+		if (pnum_cmp(ad, st->out->maxdelta) > 0)
+			st->out->maxdelta = ad;
+		d = &delta;
+	}
+	if (flow(st, d))
+		return -1;
+	/* identical lines: T += width once per line, exactly as Perl adds */
+	if (!width.is_nv && !st->t.is_nv &&
+	    (width.iv == 0 || (__int128)l->mult <= ((__int128)UINT64_MAX - st->t.iv) / width.iv)) {
+		st->t = pnum_iv(st->t.iv + (__int128)l->mult * width.iv);
+		return 0;
+	}
+	for (uint64_t m = 0; m < l->mult; m++)
+		st->t = pnum_add(st->t, width);
+	return 0;
+}
+
+int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, struct fg_flow *out)
+{
+	struct state st;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	memset(out, 0, sizeof(*out));
+	st.s = s;
+	st.out = out;
+	st.chain = chain;
+	st.dashdash = fg_frame_lookup(s, "--", 2);
+	st.t = pnum_iv(0);
+	out->maxdelta = pnum_iv(1);
+	if (fg_idtab_init(&st.gtab, 64))
+		ret = -1;
+	else
+		ret = fg_stacks_walk(s, !flamechart, on_line, &st);
+	if (!ret) {
+		st.cur.n = 0;
+		ret = flow(&st, NULL);
+	}
+	out->total = st.t;
+	free(st.prev.v);
+	free(st.cur.v);
+	free(st.parts.v);
+	free(st.open);
+	fg_idtab_free(&st.gtab);
+	return ret;
+}
+
+void fg_flow_free(struct fg_flow *f)
+{
+	free(f->nodes);
+	f->nodes = NULL;
+	f->n = f->cap = 0;
+}

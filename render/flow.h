@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * flow.h - merging the ordered lines into frame nodes, exactly as
+ * flamegraph.pl's flow() does (spec §5, §8, and the chain rewrite §3.3).
+ */
+#ifndef FG_FLOW_H
+#define FG_FLOW_H
+
+#include "stacks.h"
+
+/* A compact Perl number for per-node storage. */
+struct fg_num {
+	union {
+		uint64_t u;
+		int64_t i;
+		double d;
+	};
+	uint8_t kind;	/* 0 unsigned, 1 negative integer, 2 double */
+};
+
+struct fg_num fg_num_from(struct pnum p);
+struct pnum fg_num_get(struct fg_num n);
+
+struct fg_node {
+	uint32_t frame;
+	uint32_t depth;
+	struct fg_num start, end;	/* end as read back from its string */
+	struct fg_num delta;
+	uint8_t has_delta;
+};
+
+struct fg_flow {
+	struct fg_node *nodes;
+	size_t n, cap;
+	struct pnum total;	/* T: the sum of the counts */
+	struct pnum maxdelta;	/* at least 1 */
+};
+
+/*
+ * Merge the stack set's lines (sorted, or input order for flamechart).
+ * chain: apply the chain palette rewrite of waker frames.
+ * Returns 0, or -1 on allocation failure.
+ */
+int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, struct fg_flow *out);
+void fg_flow_free(struct fg_flow *f);
+
+#endif

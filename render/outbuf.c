@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * outbuf.c - buffered SVG output, flamegraph.pl's number formats, and
+ * XML escaping that keeps the document well-formed whatever the input.
+ */
+#include "outbuf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ob_init(struct outbuf *o, FILE *f)
+{
+	o->f = f;
+	o->cap = 1 << 20;
+	o->n = 0;
+	o->err = 0;
+	o->buf = malloc(o->cap);
+	return o->buf ? 0 : -1;
+}
+
+void ob_flush(struct outbuf *o)
+{
+	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
+		o->err = 1;
+	o->n = 0;
+}
+
+int ob_finish(struct outbuf *o)
+{
+	ob_flush(o);
+	if (fflush(o->f))
+		o->err = 1;
+	free(o->buf);
+	o->buf = NULL;
+	return o->err ? -1 : 0;
+}
+
+static inline void ob_room(struct outbuf *o, size_t len)
+{
+	if (o->n + len > o->cap)
+		ob_flush(o);
+}
+
+void ob_write(struct outbuf *o, const char *s, size_t len)
+{
+	if (len > o->cap / 2) {
+		ob_flush(o);
+		if (fwrite(s, 1, len, o->f) != len)
+			o->err = 1;
+		return;
+	}
+	ob_room(o, len);
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
+void ob_puts(struct outbuf *o, const char *s)
+{
+	ob_write(o, s, strlen(s));
+}
+
+void ob_printf(struct outbuf *o, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		ob_write(o, tmp, n);
+		return;
+	}
+	char *big = malloc(n + 1);
+	if (!big) {
+		o->err = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, n + 1, fmt, ap);
+	va_end(ap);
+	ob_write(o, big, n);
+	free(big);
+}
+
+static size_t put_u64(char *p, unsigned long long v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+void ob_fixed(struct outbuf *o, double v, int decimals)
+{
+	static const double scale[] = { 1, 10, 100 };
+	double y = v * scale[decimals];
+
+	/* fast path away from ties and large values; else let printf round */
+	if (fabs(y) < 1e15) {
+		double fl = floor(y), frac = y - fl;
+		if (fabs(frac - 0.5) > 1e-6) {
+			long long r = (long long)(frac > 0.5 ? fl + 1 : fl);
+			char *p;
+			ob_room(o, 48);
+			p = o->buf + o->n;
+			if (r < 0 || (r == 0 && v < 0)) {
+				*p++ = '-';
+				r = -r;
+			}
+			unsigned long long ip = (unsigned long long)r / (decimals == 1 ? 10 : 100);
+			unsigned long long fp = (unsigned long long)r % (decimals == 1 ? 10 : 100);
+			p += put_u64(p, ip);
+			*p++ = '.';
+			if (decimals == 2)
+				*p++ = '0' + fp / 10;
+			*p++ = '0' + fp % 10;
+			o->n = p - o->buf;
+			return;
+		}
+	}
+	ob_printf(o, decimals == 1 ? "%.1f" : "%.2f", v);
+}
+
+void ob_perlnum(struct outbuf *o, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15 && v != 0) {
+		ob_room(o, 24);
+		char *p = o->buf + o->n;
+		long long i = (long long)v;
+		if (i < 0) {
+			*p++ = '-';
+			i = -i;
+		}
+		p += put_u64(p, (unsigned long long)i);
+		o->n = p - o->buf;
+		return;
+	}
+	char tmp[64];
+	int n = perl_fmt_nv(v, tmp, sizeof(tmp));
+	ob_write(o, tmp, n);
+}
+
+void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t run = i;
+		/* copy runs of bytes that need nothing */
+		while (run < len) {
+			unsigned char c = s[run];
+			if (c == '&' || c == '<' || c == '>' || c < 0x20 || c == 0xEF ||
+			    (c == '"' && how == OB_ESC_ATTR) ||
+			    (c == '-' && how == OB_ESC_COMMENT) ||
+			    ((c == '{' || c == '}' || c == ';' || c == '\\' || c == '"' ||
+			      c == '\'') && how == OB_ESC_CSS))
+				break;
+			run++;
+		}
+		ob_write(o, s + i, run - i);
+		if (run >= len)
+			break;
+		i = run;
+		unsigned char c = s[i];
+		switch (c) {
+		case '&': ob_write(o, "&amp;", 5); break;
+		case '<': ob_write(o, "&lt;", 4); break;
+		case '>': ob_write(o, "&gt;", 4); break;
+		case '"':
+			if (how == OB_ESC_CSS)
+				ob_write(o, "\\\"", 2);
+			else
+				ob_write(o, "&quot;", 6);
+			break;
+		case '-':	/* no "--" inside a comment, and none before its end */
+			if (i + 1 < len && s[i + 1] == '-')
+				ob_write(o, "- ", 2);
+			else
+				ob_write(o, "-", 1);
+			break;
+		case 0xEF:	/* U+FFFE and U+FFFF are not XML characters */
+			if (i + 2 < len && (unsigned char)s[i + 1] == 0xBF &&
+			    ((unsigned char)s[i + 2] == 0xBE || (unsigned char)s[i + 2] == 0xBF)) {
+				ob_write(o, "\xEF\xBF\xBD", 3);
+				i += 3;
+				continue;
+			}
+			ob_write(o, s + i, 1);
+			break;
+		default:
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+				ob_write(o, "\xEF\xBF\xBD", 3);
+			} else if (c < 0x20) {
+				ob_write(o, s + i, 1);	/* tab, newline, CR: valid XML */
+			} else {	/* CSS specials */
+				ob_write(o, "\\", 1);
+				ob_write(o, s + i, 1);
+			}
+			break;
+		}
+		i++;
+	}
+}

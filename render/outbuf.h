@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * outbuf.h - a buffered writer for the SVG with the number formats
+ * flamegraph.pl uses (%0.1f, %0.2f, Perl's %.15g), and the escaping of
+ * text for XML contexts.
+ */
+#ifndef FG_OUTBUF_H
+#define FG_OUTBUF_H
+
+#include <stdio.h>
+#include <stddef.h>
+#include "pnum.h"
+
+struct outbuf {
+	FILE *f;
+	char *buf;
+	size_t n, cap;
+	int err;
+};
+
+int ob_init(struct outbuf *o, FILE *f);
+int ob_finish(struct outbuf *o);	/* flush and free; -1 on a write error */
+void ob_flush(struct outbuf *o);
+void ob_write(struct outbuf *o, const char *s, size_t len);
+void ob_puts(struct outbuf *o, const char *s);
+void ob_printf(struct outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* printf "%.Nf" (N = 1 or 2), exactly as C rounds */
+void ob_fixed(struct outbuf *o, double v, int decimals);
+/* Perl's number formatting of a double */
+void ob_perlnum(struct outbuf *o, double v);
+
+enum ob_escape {
+	OB_ESC_TEXT,	/* & < > */
+	OB_ESC_ATTR,	/* & < > " */
+	OB_ESC_COMMENT,	/* & < > and no "--" */
+	OB_ESC_CSS,	/* & < > and CSS specials */
+};
+/*
+ * Write text escaped for its context.  Characters XML 1.0 cannot hold
+ * (control characters, U+FFFE, U+FFFF) become U+FFFD.  Valid UTF-8 assumed.
+ */
+void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how);
+
+#endif

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pnum.c - arithmetic and formatting with Perl's number semantics
+ * (see pnum.h for why the renderer needs them).
+ */
+#include "pnum.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+#define IV_MIN_ ((__int128)INT64_MIN)
+#define UV_MAX_ ((__int128)UINT64_MAX)
+
+static int in_range(__int128 v)
+{
+	return v >= IV_MIN_ && v <= UV_MAX_;
+}
+
+double pnum_d(struct pnum a)
+{
+	return a.is_nv ? a.nv : (double)a.iv;
+}
+
+/* Can this value take Perl's integer path (SvIV_please)? */
+static int iv_able(struct pnum a, __int128 *out)
+{
+	if (!a.is_nv) {
+		*out = a.iv;
+		return 1;
+	}
+	if (a.nv != a.nv || a.nv != floor(a.nv))
+		return 0;
+	if (a.nv < -9223372036854775808.0 || a.nv >= 18446744073709551616.0)
+		return 0;
+	*out = a.nv < 0 ? (__int128)(int64_t)a.nv : (__int128)(uint64_t)a.nv;
+	return 1;
+}
+
+struct pnum pnum_add(struct pnum a, struct pnum b)
+{
+	__int128 x, y;
+
+	if (iv_able(a, &x) && iv_able(b, &y) && in_range(x + y))
+		return pnum_iv(x + y);
+	return pnum_nv(pnum_d(a) + pnum_d(b));
+}
+
+struct pnum pnum_sub(struct pnum a, struct pnum b)
+{
+	__int128 x, y;
+
+	if (iv_able(a, &x) && iv_able(b, &y) && in_range(x - y))
+		return pnum_iv(x - y);
+	return pnum_nv(pnum_d(a) - pnum_d(b));
+}
+
+struct pnum pnum_mul(struct pnum a, struct pnum b)
+{
+	__int128 x, y;
+
+	if (iv_able(a, &x) && iv_able(b, &y)) {
+		/* both fit in 65 bits: the product fits in 130 - check by division */
+		if (x == 0 || y == 0)
+			return pnum_iv(0);
+		__int128 ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
+		if (ax <= UV_MAX_ / ay && in_range(x * y))
+			return pnum_iv(x * y);
+	}
+	return pnum_nv(pnum_d(a) * pnum_d(b));
+}
+
+struct pnum pnum_div(struct pnum a, struct pnum b)
+{
+	__int128 x, y;
+
+	/* Perl divides integers exactly when the result is an integer. */
+	if (iv_able(a, &x) && iv_able(b, &y) && y != 0 && x % y == 0)
+		return pnum_iv(x / y);
+	return pnum_nv(pnum_d(a) / pnum_d(b));
+}
+
+int pnum_is_zero(struct pnum a)
+{
+	return a.is_nv ? a.nv == 0 : a.iv == 0;
+}
+
+int pnum_cmp(struct pnum a, struct pnum b)
+{
+	__int128 x, y;
+
+	if (iv_able(a, &x) && iv_able(b, &y))
+		return x < y ? -1 : x > y;
+	double p = pnum_d(a), q = pnum_d(b);
+	return p < q ? -1 : p > q;
+}
+
+int perl_fmt_nv(double v, char *buf, size_t size)
+{
+	if (isnan(v))
+		return snprintf(buf, size, "NaN");
+	if (isinf(v))
+		return snprintf(buf, size, v < 0 ? "-Inf" : "Inf");
+	if (v == floor(v) && fabs(v) < 1e15) {
+		if (v == 0)
+			return snprintf(buf, size, "%s", signbit(v) ? "-0" : "0");
+		return snprintf(buf, size, "%lld", (long long)v);
+	}
+	return snprintf(buf, size, "%.15g", v);
+}
+
+static int fmt_i128(__int128 v, char *buf, size_t size)
+{
+	char tmp[48];
+	int n = 0, neg = v < 0;
+	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	do {
+		tmp[n++] = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		tmp[n++] = '-';
+	int len = n;
+	if ((size_t)len >= size)
+		return -1;
+	for (int i = 0; i < len; i++)
+		buf[i] = tmp[len - 1 - i];
+	buf[len] = 0;
+	return len;
+}
+
+int pnum_fmt(struct pnum a, char *buf, size_t size)
+{
+	return a.is_nv ? perl_fmt_nv(a.nv, buf, size) : fmt_i128(a.iv, buf, size);
+}
+
+struct pnum pnum_parse_count(const char *s, size_t len)
+{
+	size_t i = 0;
+	unsigned __int128 v = 0;
+	int overflow = 0;
+
+	while (i < len && s[i] >= '0' && s[i] <= '9') {
+		v = v * 10 + (unsigned)(s[i] - '0');
+		if (v > (unsigned __int128)UINT64_MAX)
+			overflow = 1, v = (unsigned __int128)UINT64_MAX + 1;
+		i++;
+	}
+	if (i == len && !overflow)
+		return pnum_iv((__int128)v);
+	char stackbuf[64], *tmp = len < sizeof(stackbuf) ? stackbuf : malloc(len + 1);
+	if (!tmp)
+		return pnum_nv(HUGE_VAL);
+	memcpy(tmp, s, len);
+	tmp[len] = 0;
+	struct pnum r = pnum_nv(strtod(tmp, NULL));
+	if (tmp != stackbuf)
+		free(tmp);
+	return r;
+}
+
+struct pnum pnum_numify(const char *s)
+{
+	const char *p = s;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	const char *start = p;
+	if (*p == '+' || *p == '-')
+		p++;
+	const char *d = p;
+	while (isdigit((unsigned char)*p))
+		p++;
+	int intdigits = p - d;
+	int frac = 0;
+	if (*p == '.') {
+		const char *f = ++p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		frac = p - f;
+	}
+	if (!intdigits && !frac) {
+		/* Perl also reads Inf/NaN */
+		if (!strncasecmp(d, "inf", 3))
+			return pnum_nv(*start == '-' ? -INFINITY : INFINITY);
+		if (!strncasecmp(d, "nan", 3))
+			return pnum_nv(NAN);
+		return pnum_iv(0);
+	}
+	int isint = !frac && p[-1] != '.';
+	if (*p == 'e' || *p == 'E') {
+		const char *e = p + 1;
+		if (*e == '+' || *e == '-')
+			e++;
+		if (isdigit((unsigned char)*e)) {
+			isint = 0;
+			p = e;
+			while (isdigit((unsigned char)*p))
+				p++;
+		}
+	}
+	char *buf = strndup(start, p - start);
+	if (!buf)
+		return pnum_iv(0);
+	struct pnum r;
+	if (isint) {
+		int neg = *buf == '-';
+		struct pnum u = pnum_parse_count(buf + (neg || *buf == '+'),
+						 strlen(buf) - (neg || *buf == '+'));
+		r = neg ? pnum_sub(pnum_iv(0), u) : u;
+	} else {
+		r = pnum_nv(strtod(buf, NULL));
+	}
+	free(buf);
+	return r;
+}

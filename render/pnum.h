@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pnum.h - numbers with Perl's semantics.
+ *
+ * flamegraph.pl adds counts with Perl scalars: integers stay exact 64-bit
+ * integers while they fit, anything with a fraction (or too large) becomes
+ * a double, and a double holding an integral in-range value is used as an
+ * integer again.  Node end times are keyed by their Perl string form
+ * (integers in full, doubles as %.15g).  This module reproduces that.
+ */
+#ifndef FG_PNUM_H
+#define FG_PNUM_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct pnum {
+	int is_nv;	/* 0: exact integer in iv; 1: double in nv */
+	__int128 iv;	/* within [INT64_MIN, UINT64_MAX] when !is_nv */
+	double nv;
+};
+
+static inline struct pnum pnum_iv(__int128 v)
+{
+	struct pnum p = { 0, v, 0 };
+	return p;
+}
+static inline struct pnum pnum_nv(double v)
+{
+	struct pnum p = { 1, 0, v };
+	return p;
+}
+
+double pnum_d(struct pnum a);
+struct pnum pnum_add(struct pnum a, struct pnum b);
+struct pnum pnum_sub(struct pnum a, struct pnum b);
+struct pnum pnum_mul(struct pnum a, struct pnum b);
+struct pnum pnum_div(struct pnum a, struct pnum b);
+int pnum_is_zero(struct pnum a);
+int pnum_cmp(struct pnum a, struct pnum b);	/* <0, 0, >0 */
+
+/* Perl's string form ("12", "12.5", "1e+20"); returns the length. */
+int pnum_fmt(struct pnum a, char *buf, size_t size);
+/* Perl's %.15g for a double. */
+int perl_fmt_nv(double v, char *buf, size_t size);
+/* The value of a count string matching \d+(\.\d*)? as Perl reads it. */
+struct pnum pnum_parse_count(const char *s, size_t len);
+/* Perl's numeric value of an arbitrary string (leading number, else 0). */
+struct pnum pnum_numify(const char *s);
+
+#endif

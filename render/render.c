@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * render.c - fg_render(): merged nodes -> pruning, geometry, colours and
+ * the SVG document, following flamegraph.pl's formulas (spec §5-§12).
+ */
+#include "fg.h"
+#include "flow.h"
+#include "nameattr.h"
+#include "outbuf.h"
+#include "palette.h"
+#include "utf8.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char fg_script_js[];
+
+#define XPAD 10
+
+static int perl_true(const char *s)
+{
+	return s && *s && strcmp(s, "0");
+}
+
+/* flamegraph.pl's --minwidth check: ^([0-9.]+)%?$ */
+static int minwidth_value(const char *s, double *v, int *pct)
+{
+	size_t n = strspn(s, "0123456789.");
+
+	if (!n || (s[n] && !(s[n] == '%' && !s[n + 1])))
+		return -1;
+	*pct = s[n] == '%';
+	char *tmp = strndup(s, n);
+	if (!tmp)
+		return -1;
+	*v = pnum_d(pnum_numify(tmp));
+	free(tmp);
+	return 0;
+}
+
+int fg_options_check(const struct fg_options *o)
+{
+	double mw;
+	int pct;
+	char err[512], s1[32], s2[32];
+
+	if (o->nameattr) {
+		struct fg_attrtab t;
+		if (fg_attrtab_load(&t, o->nameattr, err, sizeof(err))) {
+			fprintf(stderr, "offwake-svg: %s\n", err);
+			return FG_EXIT_USAGE;
+		}
+		fg_attrtab_free(&t);
+	}
+	if (minwidth_value(o->minwidth, &mw, &pct)) {
+		fprintf(stderr, "offwake-svg: value '%s' is invalid for --minwidth, expected a number of pixels or a percentage\n",
+			o->minwidth);
+		return FG_EXIT_USAGE;
+	}
+	if (o->width < 1 || o->height < 1 || !(o->fontsize > 0) || !(o->fontwidth > 0)) {
+		fprintf(stderr, "offwake-svg: --width, --height, --fontsize and --fontwidth must be positive\n");
+		return FG_EXIT_USAGE;
+	}
+	struct fg_palette *p = fg_palette_load(o->colors, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "offwake-svg: %s\n", err);
+		return FG_EXIT_USAGE;
+	}
+	int bad = fg_palette_background(p, o->bgcolors, s1, s2);
+	fg_palette_free(p);
+	if (bad) {
+		fprintf(stderr, "offwake-svg: unrecognized --bgcolors value \"%s\"\n", o->bgcolors);
+		return FG_EXIT_USAGE;
+	}
+	return 0;
+}
+
+struct ctx {
+	const struct fg_options *o;
+	FILE *out;
+	struct fg_stacks *s;
+	struct fg_flow flow;
+	struct outbuf ob;
+	struct fg_palette *pal;
+	enum fg_vmode vmode;
+	int chain;
+	struct pnum timemax, factor;
+	double timemax_d, wpt, fontsize, imageheight, ypad1, ypad2;
+	/* per frame id */
+	char (*colour)[24];	/* cached palette colour, "" = not yet */
+	int32_t *attr;		/* index into attrs, -1 none */
+	int32_t *palidx;	/* index into palmap, -1 none */
+	struct fg_attrtab attrs;
+	struct fg_palmap palmap;
+	uint32_t f_dash, f_dashdash, f_wdash;
+};
+
+/* The SVG header: XML declaration, DOCTYPE, <svg>, the two comments. */
+static void write_header(struct ctx *c, double height)
+{
+	const struct fg_options *o = c->o;
+	struct outbuf *ob = &c->ob;
+
+	ob_puts(ob, "<?xml version=\"1.0\"");
+	if (o->encoding) {
+		ob_puts(ob, " encoding=\"");
+		ob_escape(ob, o->encoding, strlen(o->encoding), OB_ESC_ATTR);
+		ob_puts(ob, "\"");
+	}
+	ob_puts(ob, " standalone=\"no\"?>\n"
+		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+		"\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+	ob_printf(ob, "<svg version=\"1.1\" width=\"%lld\" height=\"", o->width);
+	ob_perlnum(ob, height);
+	ob_printf(ob, "\" onload=\"init(evt)\" viewBox=\"0 0 %lld ", o->width);
+	ob_perlnum(ob, height);
+	ob_puts(ob, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+		"<!-- Flame graph stack visualization. See https://github.com/brendangregg/FlameGraph "
+		"for latest version, and http://www.brendangregg.com/flamegraphs.html for examples. -->\n"
+		"<!-- NOTES: ");
+	ob_escape(ob, o->notes, strlen(o->notes), OB_ESC_COMMENT);
+	ob_puts(ob, " -->\n");
+}
+
+/* <text> as flamegraph.pl's stringTTF writes it (content already escaped
+ * by the caller when it comes from input). */
+static void text_open(struct outbuf *ob, const char *id, double x, double y, const char *extra)
+{
+	ob_puts(ob, "<text ");
+	if (id) {
+		ob_puts(ob, "id=\"");
+		ob_puts(ob, id);
+		ob_puts(ob, "\"");
+	}
+	ob_puts(ob, " x=\"");
+	ob_fixed(ob, x, 2);
+	ob_puts(ob, "\" y=\"");
+	ob_perlnum(ob, y);
+	ob_puts(ob, "\" ");
+	ob_puts(ob, extra);
+	ob_puts(ob, ">");
+}
+
+static void fixed_text(struct ctx *c, const char *id, double x, double y, const char *extra,
+		       const char *content)
+{
+	text_open(&c->ob, id, x, y, extra);
+	ob_escape(&c->ob, content, strlen(content), OB_ESC_TEXT);
+	ob_puts(&c->ob, "</text>\n");
+}
+
+/* JSON string for the script's configuration (no "<" or "]]>" inside). */
+static void json_string(struct outbuf *ob, const char *s)
+{
+	ob_puts(ob, "\"");
+	for (; *s; s++) {
+		unsigned char ch = *s;
+		if (ch == '"' || ch == '\\')
+			ob_printf(ob, "\\%c", ch);
+		else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&')
+			ob_printf(ob, "\\u%04x", ch);
+		else
+			ob_write(ob, s, 1);
+	}
+	ob_puts(ob, "\"");
+}
+
+static void write_head(struct ctx *c, const char *bg1, const char *bg2)
+{
+	const struct fg_options *o = c->o;
+	struct outbuf *ob = &c->ob;
+
+	ob_puts(ob, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n"
+		"\t\t<stop stop-color=\"");
+	ob_escape(ob, bg1, strlen(bg1), OB_ESC_ATTR);
+	ob_puts(ob, "\" offset=\"5%\" />\n\t\t<stop stop-color=\"");
+	ob_escape(ob, bg2, strlen(bg2), OB_ESC_ATTR);
+	ob_puts(ob, "\" offset=\"95%\" />\n\t</linearGradient>\n</defs>\n"
+		"<style type=\"text/css\">\n\ttext { font-family:");
+	ob_escape(ob, o->fonttype, strlen(o->fonttype), OB_ESC_CSS);
+	ob_puts(ob, "; font-size:");
+	ob_escape(ob, o->fontsize_text, strlen(o->fontsize_text), OB_ESC_CSS);
+	ob_puts(ob, "px; fill:rgb(0,0,0); }\n"
+		"\t#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
+		"\t#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
+		"\t#subtitle { text-anchor:middle; font-color:rgb(160,160,160); }\n"
+		"\t#title { text-anchor:middle; font-size:");
+	ob_perlnum(ob, c->fontsize + 5);
+	ob_puts(ob, "px}\n"
+		"\t#unzoom { cursor:pointer; }\n"
+		"\t#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
+		"\t.hide { display:none; }\n"
+		"\t.parent { opacity:0.5; }\n"
+		"</style>\n"
+		"<script type=\"text/ecmascript\">\n<![CDATA[\n"
+		"var fg_config = {\"nametype\":");
+	json_string(ob, o->nametype);
+	ob_printf(ob, ",\"fontsize\":%.17g,\"fontwidth\":%.17g,\"xpad\":%d,\"inverted\":%s,"
+		  "\"searchcolor\":\"rgb(230,0,230)\"};\n",
+		  c->fontsize, o->fontwidth, XPAD, o->inverted ? "true" : "false");
+	ob_puts(ob, fg_script_js);
+	ob_puts(ob, "]]>\n</script>\n");
+}
+
+/* "1234567" -> "1,234,567" */
+static int commas(const char *digits, char *out)
+{
+	size_t n = strlen(digits), o = 0, lead = 0;
+
+	if (digits[0] == '-' || digits[0] == '+')
+		out[o++] = digits[lead++];
+	for (size_t i = lead; i < n; i++) {
+		if (i > lead && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = 0;
+	return (int)o;
+}
+
+/* strip one trailing annotation _[k] _[w] _[i] _[j] */
+static size_t strip_annotation(const char *s, size_t len)
+{
+	if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
+	    strchr("kwij", s[len - 2]) && s[len - 2])
+		return len - 4;
+	return len;
+}
+
+static const char *frame_fill(struct ctx *c, const struct fg_node *nd, char *buf, size_t size)
+{
+	const struct fg_options *o = c->o;
+	size_t len;
+	const char *name = fg_frame_name(c->s, nd->frame, &len);
+
+	if (nd->frame == c->f_dashdash)
+		return "rgb(160,160,160)";
+	if (nd->frame == c->f_dash || (c->chain && o->chain_grey_waker_dash && nd->frame == c->f_wdash))
+		return "rgb(200,200,200)";
+	if (nd->has_delta) {
+		fg_delta_color(fg_num_get(nd->delta), c->flow.maxdelta, o->negate, buf, size);
+		return buf;
+	}
+	if (o->cp) {
+		int32_t i = c->palidx[nd->frame];
+		if (i < 0) {
+			fg_palette_color(c->pal, c->vmode, name, len, buf, size);
+			if (fg_palmap_add(&c->palmap, name, len, buf))
+				return buf;
+			i = c->palidx[nd->frame] = c->palmap.n - 1;
+		}
+		const char *v = c->palmap.v[i].value;
+		return v ? v : "";
+	}
+	if (c->vmode == FG_V_RANDOM) {
+		fg_palette_color(c->pal, c->vmode, name, len, buf, size);
+		return buf;
+	}
+	if (!c->colour[nd->frame][0])
+		fg_palette_color(c->pal, c->vmode, name, len, c->colour[nd->frame], sizeof(c->colour[0]));
+	return c->colour[nd->frame];
+}
+
+static void write_frame(struct ctx *c, const struct fg_node *nd)
+{
+	const struct fg_options *o = c->o;
+	struct outbuf *ob = &c->ob;
+	size_t len;
+	const char *name = fg_frame_name(c->s, nd->frame, &len);
+	int root = nd->frame == 0 && nd->depth == 0;
+	struct pnum start = fg_num_get(nd->start);
+	struct pnum end = root ? c->timemax : fg_num_get(nd->end);
+	double x1 = XPAD + pnum_d(start) * c->wpt;
+	double x2 = XPAD + pnum_d(end) * c->wpt;
+	double y1, y2;
+	char samples[64], samples_txt[96], pct[64], fillbuf[48];
+
+	if (!o->inverted) {
+		y1 = c->imageheight - c->ypad2 - (nd->depth + 1.0) * o->height + 1;
+		y2 = c->imageheight - c->ypad2 - (double)nd->depth * o->height;
+	} else {
+		y1 = c->ypad1 + (double)nd->depth * o->height;
+		y2 = c->ypad1 + (nd->depth + 1.0) * o->height - 1;
+	}
+	struct pnum sp = pnum_mul(pnum_sub(end, start), c->factor);
+	snprintf(samples, sizeof(samples), "%.0f", pnum_d(sp));
+	commas(samples, samples_txt);
+
+	const struct fg_attrs *a = c->attr[nd->frame] >= 0 ? &c->attrs.v[c->attr[nd->frame]] : NULL;
+	/* group start: <g ...> or <a ...>, attributes joined by spaces */
+	const char *parts[8];
+	char idbuf[4096], classbuf[4096], hrefbuf[4096], targetbuf[4096];
+	int np = 0, link = a && perl_true(a->href);
+	if (link) {
+		snprintf(hrefbuf, sizeof(hrefbuf), "xlink:href=\"%s\"", a->href);
+		snprintf(targetbuf, sizeof(targetbuf), "target=\"%s\"",
+			 perl_true(a->target) ? a->target : "_top");
+		parts[np++] = hrefbuf;
+		parts[np++] = targetbuf;
+		if (perl_true(a->a_extra))
+			parts[np++] = a->a_extra;
+	}
+	if (a && a->has_id) {
+		snprintf(idbuf, sizeof(idbuf), "id=\"%s\"", a->id ? a->id : "");
+		parts[np++] = idbuf;
+	}
+	if (a && a->has_class) {
+		snprintf(classbuf, sizeof(classbuf), "class=\"%s\"", a->class_ ? a->class_ : "");
+		parts[np++] = classbuf;
+	}
+	if (a && perl_true(a->g_extra))
+		parts[np++] = a->g_extra;
+	ob_puts(ob, link ? "<a " : "<g ");
+	for (int i = 0; i < np; i++) {
+		if (i)
+			ob_puts(ob, " ");
+		ob_puts(ob, parts[i]);
+	}
+	ob_puts(ob, ">\n<title>");
+	if (a && perl_true(a->title)) {
+		ob_puts(ob, a->title);
+	} else if (root) {
+		ob_printf(ob, "all (%s ", samples_txt);
+		ob_escape(ob, o->countname, strlen(o->countname), OB_ESC_TEXT);
+		ob_puts(ob, ", 100%)");
+	} else {
+		struct pnum tf = pnum_mul(c->timemax, c->factor);
+		struct pnum s100 = pnum_mul(pnum_iv(100), pnum_numify(samples));
+		snprintf(pct, sizeof(pct), "%.2f", pnum_d(pnum_div(s100, tf)));
+		ob_escape(ob, name, strip_annotation(name, len), OB_ESC_ATTR);
+		ob_printf(ob, " (%s ", samples_txt);
+		ob_escape(ob, o->countname, strlen(o->countname), OB_ESC_TEXT);
+		ob_printf(ob, ", %s%%", pct);
+		if (nd->has_delta) {
+			struct pnum d = fg_num_get(nd->delta);
+			if (o->negate)
+				d = pnum_sub(pnum_iv(0), d);
+			struct pnum dp = pnum_div(pnum_mul(pnum_iv(100), d), tf);
+			ob_printf(ob, "; %s%.2f%%", pnum_cmp(d, pnum_iv(0)) > 0 ? "+" : "", pnum_d(dp));
+		}
+		ob_puts(ob, ")");
+	}
+	ob_puts(ob, "</title>");
+
+	/* rect: x and width from the %.1f-rounded edges */
+	char bx1[48], bx2[48];
+	snprintf(bx1, sizeof(bx1), "%.1f", x1);
+	snprintf(bx2, sizeof(bx2), "%.1f", x2);
+	ob_puts(ob, "<rect x=\"");
+	ob_puts(ob, bx1);
+	ob_puts(ob, "\" y=\"");
+	ob_perlnum(ob, y1);
+	ob_puts(ob, "\" width=\"");
+	ob_fixed(ob, strtod(bx2, NULL) - strtod(bx1, NULL), 1);
+	ob_puts(ob, "\" height=\"");
+	ob_fixed(ob, y2 - y1, 1);
+	ob_puts(ob, "\" fill=\"");
+	ob_puts(ob, frame_fill(c, nd, fillbuf, sizeof(fillbuf)));
+	ob_puts(ob, "\" rx=\"2\" ry=\"2\" />\n");
+
+	/* label */
+	text_open(ob, NULL, x1 + 3, 3 + (y1 + y2) / 2, "");
+	double chars = trunc((x2 - x1) / (c->fontsize * o->fontwidth));
+	if (chars >= 3) {
+		size_t nlen = strip_annotation(name, len);
+		size_t ncp = utf8_count(name, nlen);
+		if (chars < (double)ncp) {
+			size_t keep = utf8_prefix_bytes(name, nlen, (size_t)chars - 2);
+			ob_escape(ob, name, keep, OB_ESC_TEXT);
+			ob_puts(ob, "..");
+		} else {
+			ob_escape(ob, name, nlen, OB_ESC_TEXT);
+		}
+	}
+	ob_puts(ob, "</text>\n");
+	ob_puts(ob, link ? "</a>\n" : "</g>\n");
+}
+
+static int write_error_svg(struct ctx *c)
+{
+	const struct fg_options *o = c->o;
+
+	write_header(c, c->fontsize * 5);
+	text_open(&c->ob, NULL, (double)(o->width / 2), c->fontsize * 2, "");
+	ob_puts(&c->ob, "ERROR: No valid input provided to flamegraph.pl.</text>\n</svg>\n");
+	return FG_EXIT_EMPTY;
+}
+
+static int setup_tables(struct ctx *c)
+{
+	const struct fg_options *o = c->o;
+	size_t nf = fg_frame_count(c->s);
+	char err[512];
+
+	c->colour = calloc(nf, sizeof(*c->colour));
+	c->attr = malloc(nf * sizeof(*c->attr));
+	c->palidx = malloc(nf * sizeof(*c->palidx));
+	if (!c->colour || !c->attr || !c->palidx)
+		return -1;
+	for (size_t i = 0; i < nf; i++)
+		c->attr[i] = c->palidx[i] = -1;
+	if (o->nameattr) {
+		if (fg_attrtab_load(&c->attrs, o->nameattr, err, sizeof(err))) {
+			fprintf(stderr, "offwake-svg: %s\n", err);
+			return FG_EXIT_USAGE;
+		}
+		for (size_t i = 0; i < c->attrs.n; i++) {
+			uint32_t id = fg_frame_lookup(c->s, c->attrs.v[i].name, strlen(c->attrs.v[i].name));
+			if (id != FG_NONE)
+				c->attr[id] = i;
+		}
+	}
+	if (o->cp) {
+		if (fg_palmap_load(&c->palmap, o->palette_file, err, sizeof(err))) {
+			fprintf(stderr, "offwake-svg: %s\n", err);
+			return FG_EXIT_USAGE;
+		}
+		for (size_t i = 0; i < c->palmap.n; i++) {
+			uint32_t id = fg_frame_lookup(c->s, c->palmap.v[i].key, strlen(c->palmap.v[i].key));
+			if (id != FG_NONE)
+				c->palidx[id] = i;
+		}
+	}
+	return 0;
+}
+
+/* Nodes in output order: root first, then by depth, then by start. */
+static uint32_t *order_nodes(const struct fg_flow *f, const uint8_t *keep, uint32_t depthmax)
+{
+	uint32_t *cnt = calloc(depthmax + 2, sizeof(*cnt));
+	uint32_t *out = malloc((f->n + 1) * sizeof(*out));
+
+	if (!cnt || !out) {
+		free(cnt);
+		free(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < f->n; i++)
+		if (keep[i])
+			cnt[f->nodes[i].depth + 1]++;
+	for (uint32_t d = 0; d <= depthmax; d++)
+		cnt[d + 1] += cnt[d];
+	for (size_t i = 0; i < f->n; i++)
+		if (keep[i])
+			out[cnt[f->nodes[i].depth]++] = i;
+	free(cnt);
+	return out;
+}
+
+static int render(struct ctx *c)
+{
+	const struct fg_options *o = c->o;
+	struct fg_flow *f = &c->flow;
+	char tbuf[64], err[512];
+	int ret;
+
+	c->chain = !strcmp(o->colors, "chain");
+	c->vmode = o->hash ? FG_V_HASH : o->random ? FG_V_RANDOM : FG_V_DEFAULT;
+	c->fontsize = o->fontsize;
+	c->factor = pnum_numify(o->factor);
+	if (fg_flow_build(c->s, o->flamechart, c->chain, f))
+		return -1;
+	c->f_dash = fg_frame_lookup(c->s, "-", 1);
+	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);
+	c->f_wdash = fg_frame_lookup(c->s, "-_[w]", 5);
+	if ((ret = setup_tables(c)))
+		return ret;
+	c->pal = fg_palette_load(o->colors, err, sizeof(err));
+	if (!c->pal) {
+		fprintf(stderr, "offwake-svg: %s\n", err);
+		return FG_EXIT_USAGE;
+	}
+	pnum_fmt(f->total, tbuf, sizeof(tbuf));
+	if (!o->quiet && !strcmp(o->countname, "samples") && pnum_cmp(f->total, pnum_iv(100)) < 0)
+		fprintf(stderr, "Stack count is low (%s). Did something go wrong?\n", tbuf);
+	if (!o->quiet && fg_stacks_ignored(c->s))
+		fprintf(stderr, "Ignored %zu lines with invalid format\n", fg_stacks_ignored(c->s));
+	if (ob_init(&c->ob, c->out))
+		return -1;
+	if (pnum_is_zero(f->total)) {
+		fprintf(stderr, "ERROR: No stack counts found\n");
+		return write_error_svg(c);
+	}
+	c->timemax = f->total;
+	if (perl_true(o->total)) {
+		struct pnum t = pnum_numify(o->total);
+		if (pnum_cmp(t, f->total) < 0) {
+			if (!o->quiet && pnum_d(t) / pnum_d(f->total) > 0.02)
+				fprintf(stderr, "Specified --total %s is less than actual total %s, so ignored\n",
+					o->total, tbuf);
+		} else {
+			c->timemax = t;
+		}
+	}
+	c->timemax_d = pnum_d(c->timemax);
+	c->wpt = pnum_d(pnum_div(pnum_iv(o->width - 2 * XPAD), c->timemax));
+	double mwf, mwt;
+	int pct;
+	minwidth_value(o->minwidth, &mwf, &pct);
+	mwt = pct ? c->timemax_d * mwf / 100 : mwf / c->wpt;
+
+	uint8_t *keep = malloc(f->n + 1);
+	if (!keep)
+		return -1;
+	uint32_t depthmax = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct fg_node *nd = &f->nodes[i];
+		double w = pnum_d(pnum_sub(fg_num_get(nd->end), fg_num_get(nd->start)));
+		keep[i] = !(w < mwt);
+		if (keep[i] && nd->depth > depthmax)
+			depthmax = nd->depth;
+	}
+	c->ypad1 = c->fontsize * 3;
+	c->ypad2 = c->fontsize * 2 + 10;
+	c->imageheight = (depthmax + 1.0) * o->height + c->ypad1 + c->ypad2;
+	if (*o->subtitle)
+		c->imageheight += c->fontsize * 2;
+
+	char bg1[32], bg2[32];
+	fg_palette_background(c->pal, o->bgcolors, bg1, bg2);
+	write_header(c, c->imageheight);
+	write_head(c, bg1, bg2);
+	ob_puts(&c->ob, "<rect x=\"0.0\" y=\"0\" width=\"");
+	ob_fixed(&c->ob, (double)o->width, 1);
+	ob_puts(&c->ob, "\" height=\"");
+	ob_fixed(&c->ob, c->imageheight, 1);
+	ob_puts(&c->ob, "\" fill=\"url(#background)\"  />\n");
+	const char *title = o->title && *o->title ? o->title :
+			    o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
+	double W = (double)o->width, half = (double)(o->width / 2);
+	fixed_text(c, "title", half, c->fontsize * 2, "", title);
+	if (*o->subtitle)
+		fixed_text(c, "subtitle", half, c->fontsize * 4, "", o->subtitle);
+	fixed_text(c, "details", XPAD, c->imageheight - c->ypad2 / 2, "", " ");
+	fixed_text(c, "unzoom", XPAD, c->fontsize * 2, "class=\"hide\"", "Reset Zoom");
+	fixed_text(c, "search", W - XPAD - 100, c->fontsize * 2, "", "Search");
+	fixed_text(c, "ignorecase", W - XPAD - 16, c->fontsize * 2, "", "ic");
+	fixed_text(c, "matched", W - XPAD - 100, c->imageheight - c->ypad2 / 2, "", " ");
+	ob_puts(&c->ob, "<g id=\"frames\">\n");
+	uint32_t *order = order_nodes(f, keep, depthmax);
+	if (!order) {
+		free(keep);
+		return -1;
+	}
+	size_t nkeep = 0;
+	for (size_t i = 0; i < f->n; i++)
+		nkeep += keep[i];
+	for (size_t i = 0; i < nkeep; i++)
+		write_frame(c, &f->nodes[order[i]]);
+	free(order);
+	free(keep);
+	ob_puts(&c->ob, "</g>\n</svg>\n");
+	return FG_EXIT_OK;
+}
+
+int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out)
+{
+	struct ctx c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.s = s;
+	c.out = out;
+	if ((ret = fg_options_check(o)))
+		return ret;
+	ret = render(&c);
+	if (c.ob.buf && ob_finish(&c.ob) && ret >= 0)
+		ret = -1;
+	if (ret == FG_EXIT_OK && o->cp && fg_palmap_save(&c.palmap, o->palette_file)) {
+		fprintf(stderr, "offwake-svg: cannot write %s: %s\n", o->palette_file, strerror(errno));
+		ret = -1;
+	}
+	fg_flow_free(&c.flow);
+	fg_palette_free(c.pal);
+	fg_attrtab_free(&c.attrs);
+	fg_palmap_free(&c.palmap);
+	free(c.colour);
+	free(c.attr);
+	free(c.palidx);
+	return ret;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * stacks.h - internals of the stack set shared with the merge (flow.c).
+ *
+ * Each folded line is cut into tokens: every frame with the ';' that
+ * follows it, and a final token holding the leaf frame, the whitespace and
+ * the count(s).  Comparing lines byte by byte is the same as comparing
+ * their token sequences token by token, so the lines are stored as a trie
+ * of interned tokens, and walking the trie with children in token byte
+ * order visits the lines in flamegraph.pl's sort order without ever
+ * sorting the lines themselves.
+ */
+#ifndef FG_STACKS_H
+#define FG_STACKS_H
+
+#include "fg.h"
+#include "hashtab.h"
+#include "pnum.h"
+
+#define FG_NONE UINT32_MAX
+
+/* A count as read from the text: exact integer or double. */
+struct fg_count {
+	union {
+		uint64_t u;
+		double d;
+	};
+	uint8_t nv;
+};
+
+struct fg_leafinfo {
+	struct fg_count c1, c2;	/* c2 only for two-count lines */
+	uint8_t two;
+};
+
+/* One line (or several identical lines) as the walk hands it over. */
+struct fg_line {
+	const uint32_t *fields;	/* frame ids of the ';'-split stack, root first,
+				 * trailing empty fields NOT yet dropped */
+	size_t nfields;
+	const struct fg_leafinfo *info;
+	uint64_t mult;		/* how many identical lines */
+};
+
+typedef int (*fg_line_fn)(void *ctx, const struct fg_line *l);
+
+/* Visit the lines in sorted order (sorted=1) or input order (0). */
+int fg_stacks_walk(struct fg_stacks *s, int sorted, fg_line_fn fn, void *ctx);
+
+/* Frame names by id (not NUL-terminated). */
+const char *fg_frame_name(const struct fg_stacks *s, uint32_t id, size_t *len);
+size_t fg_frame_count(const struct fg_stacks *s);
+/* Id of name + "_[w]" (interned on demand); FG_NONE on allocation failure. */
+uint32_t fg_frame_waker(struct fg_stacks *s, uint32_t id);
+/* Id of a frame name, interned if new; FG_NONE on allocation failure. */
+uint32_t fg_frame_intern(struct fg_stacks *s, const char *name, size_t len);
+/* Id of the frame with this exact name, or FG_NONE. */
+uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len);
+
+struct pnum fg_count_pnum(struct fg_count c);
+
+#endif

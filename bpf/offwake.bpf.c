@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: (Apache-2.0 OR GPL-2.0-only) */
+/*
+ * offwake.bpf.c - kernel side of offwake-svg: off-CPU time joined with the
+ * waker's stack, summed in the kernel.
+ *
+ * sched_switch, prev going off CPU (prev is current): store the time and
+ *   prev's own kernel and user stack ids in its task-local storage.
+ * sched_waking (always runs in the waker's context, unlike sched_wakeup,
+ *   which may run on the target's CPU from the wake list): store the
+ *   waker's comm, pids and stack ids in the target's storage.  (Whether
+ *   the waker ran in interrupt context is read from its kernel stack in
+ *   user space: the preempt count is a per-CPU variable, and typed ksyms
+ *   for variables need CONFIG_KALLSYMS_ALL, which kernels often lack.)
+ * sched_switch, next coming back on CPU: the blocked time is now - start;
+ *   apply the block-time filter and add it to the active counts map under
+ *   a key of target and waker identity and stacks.
+ *
+ * Filters (threads, state, block time, which stacks) run here, so stacks
+ * the output would not show are never taken.  Nothing is lost silently:
+ * every failure is counted per cause in the losses map.  Stack ids are
+ * never reused (no BPF_F_REUSE_STACKID) and user space never deletes them
+ * while a capture runs, so an id always names the stack it was given for.
+ * User space drains counts0/counts1 alternately (the "active" index).
+ *
+ * Each program exists twice: tp_btf (task storage, direct BTF pointers)
+ * and raw_tp (a pid-keyed hash map) for kernels without tp_btf; user space
+ * picks one set at load time.
+ */
+#include "vmlinux_min.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "offwake.h"
+
+#define MAX_STACK_DEPTH	127
+#define EEXIST	17
+#define ENOMEM	12
+#define EFAULT	14
+#define E2BIG	7
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Configuration, set by user space before load. */
+const volatile __u64 min_ns = 1000;		/* keep blocks >= this */
+const volatile __u64 max_ns = ~0ULL;		/* keep blocks < this */
+const volatile __u32 filter_mode = 0;		/* enum below */
+const volatile bool state_filter = false;
+const volatile __u32 state_mask = 0;		/* 0: running tasks only */
+const volatile bool want_kstack = true;
+const volatile bool want_ustack = true;
+
+enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
+
+/* Which counts map the programs add to; flipped by user space. */
+volatile __u32 active;
+
+/* Per-task bookkeeping between switch-out, wakeup and switch-in. */
+struct ow_task {
+	__u64 start_ns;		/* switch-out time; 0: no block tracked */
+	__u64 on_ns;		/* last switch-in time */
+	__u64 wake_ns;		/* waker info time; 0: none */
+	__s32 t_kstack;
+	__s32 t_ustack;
+	__s32 w_kstack;
+	__s32 w_ustack;
+	__u32 w_pid;
+	__u32 w_tgid;
+	__u8 blocked;		/* went off CPU in a sleeping state */
+	__u8 seen;		/* OW_EV_SEEN sent */
+	__u8 pad[6];
+	char w_comm[OW_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ow_task);
+} tstore SEC(".maps");
+
+/* raw_tp fallback for the above (max_entries 1 when unused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct ow_task);
+} thash SEC(".maps");
+
+/* Allowed tgids (-p) or tids (-t). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct counts_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct ow_key);
+	__type(value, __u64);
+};
+struct counts_map counts0 SEC(".maps");
+struct counts_map counts1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OW_LOSS_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} losses SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+static __always_inline void count_loss(__u32 cause)
+{
+	__u64 *v = bpf_map_lookup_elem(&losses, &cause);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
+{
+	struct ow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count_loss(OW_LOSS_EVENTS);
+		return;
+	}
+	e->type = type;
+	e->tgid = tgid;
+	e->ptgid = ptgid;
+	e->zero = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* bpf_get_stackid() with every failure counted by cause. */
+static __always_inline __s32 get_stack(void *ctx, __u64 flags)
+{
+	long id = bpf_get_stackid(ctx, &stacks, flags);
+
+	if (id >= 0)
+		return id;
+	if (id == -EEXIST)
+		count_loss(OW_LOSS_STACK_COLLISION);
+	else if (id == -ENOMEM || id == -E2BIG)
+		count_loss(OW_LOSS_STACK_FULL);
+	else if (id == -EFAULT)
+		count_loss(OW_LOSS_STACK_FAULT);
+	else
+		count_loss(OW_LOSS_STACK_OTHER);
+	return id;
+}
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+static __always_inline bool state_ok(struct task_struct *t)
+{
+	__u32 s;
+
+	if (!state_filter)
+		return true;
+	s = task_state(t);
+	if (state_mask == 0)
+		return s == 0;
+	return (s & state_mask) == state_mask;
+}
+
+static __always_inline bool thread_ok(struct task_struct *t, __u32 pid)
+{
+	__u32 id;
+
+	switch (filter_mode) {
+	case FILTER_TGID:
+		id = BPF_CORE_READ(t, tgid);
+		return bpf_map_lookup_elem(&threads, &id) != 0;
+	case FILTER_PID:
+		return bpf_map_lookup_elem(&threads, &pid) != 0;
+	case FILTER_USER:
+		return !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
+	case FILTER_KERNEL:
+		return BPF_CORE_READ(t, flags) & PF_KTHREAD;
+	}
+	return true;
+}
+
+/* The task's bookkeeping; with create, made (and announced) if new. */
+static __always_inline struct ow_task *task_info(struct task_struct *t,
+						 __u32 pid, bool create,
+						 bool btf)
+{
+	static const struct ow_task zero;
+	struct ow_task *ti;
+
+	if (btf) {
+		ti = bpf_task_storage_get(&tstore, t, 0,
+				create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	} else {
+		ti = bpf_map_lookup_elem(&thash, &pid);
+		if (!ti && create) {
+			bpf_map_update_elem(&thash, &pid, &zero, BPF_NOEXIST);
+			ti = bpf_map_lookup_elem(&thash, &pid);
+		}
+	}
+	if (!ti) {
+		if (create)
+			count_loss(OW_LOSS_START);
+		return 0;
+	}
+	if (create && !ti->seen) {
+		ti->seen = 1;
+		send_event(OW_EV_SEEN, BPF_CORE_READ(t, tgid), 0);
+	}
+	return ti;
+}
+
+static __always_inline void switch_out(void *ctx, struct task_struct *prev,
+				       __u64 now, bool btf)
+{
+	__u32 pid = BPF_CORE_READ(prev, pid);
+	struct ow_task *ti;
+	__u32 state;
+
+	if (pid == 0 || !thread_ok(prev, pid) || !state_ok(prev))
+		return;
+	ti = task_info(prev, pid, true, btf);
+	if (!ti)
+		return;
+	state = task_state(prev);
+	ti->start_ns = now;
+	ti->blocked = state != 0;
+	if (!state)
+		ti->wake_ns = 0;	/* preempted: no wakeup will come */
+	ti->t_kstack = want_kstack ? get_stack(ctx, 0) : OW_NO_STACK;
+	if (want_ustack && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD))
+		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK);
+	else
+		ti->t_ustack = OW_NO_STACK;
+}
+
+static __always_inline void add_count(struct ow_key *key, __u64 delta)
+{
+	void *map = (active & 1) ? (void *)&counts1 : (void *)&counts0;
+	__u64 *v;
+	long err;
+
+	v = bpf_map_lookup_elem(map, key);
+	if (v) {
+		__sync_fetch_and_add(v, delta);
+		return;
+	}
+	err = bpf_map_update_elem(map, key, &delta, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		v = bpf_map_lookup_elem(map, key);
+		if (v)
+			__sync_fetch_and_add(v, delta);
+	} else if (err) {
+		count_loss(OW_LOSS_COUNTS_FULL);
+	}
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now,
+				      bool btf)
+{
+	__u32 pid = BPF_CORE_READ(next, pid);
+	struct ow_key key = {};
+	struct ow_task *ti;
+	__u64 start, last_on, delta;
+
+	if (pid == 0)
+		return;
+	ti = task_info(next, pid, false, btf);
+	if (!ti)
+		return;
+	last_on = ti->on_ns;
+	ti->on_ns = now;
+	start = ti->start_ns;
+	if (!start)
+		return;
+	ti->start_ns = 0;
+	delta = now - start;
+	if (delta < min_ns || delta >= max_ns)
+		return;
+
+	BPF_CORE_READ_INTO(&key.target, next, comm);
+	key.t_pid = pid;
+	key.t_tgid = BPF_CORE_READ(next, tgid);
+	key.t_kstack = ti->t_kstack;
+	key.t_ustack = ti->t_ustack;
+	if (ti->wake_ns > last_on) {
+		__builtin_memcpy(key.waker, ti->w_comm, OW_COMM_LEN);
+		key.w_pid = ti->w_pid;
+		key.w_tgid = ti->w_tgid;
+		key.w_kstack = ti->w_kstack;
+		key.w_ustack = ti->w_ustack;
+	} else {
+		key.w_kstack = OW_NO_STACK;
+		key.w_ustack = OW_NO_STACK;
+		if (ti->blocked)
+			count_loss(OW_LOSS_WAKER);
+	}
+	ti->wake_ns = 0;
+	add_count(&key, delta);
+}
+
+static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
+{
+	__u32 pid = BPF_CORE_READ(p, pid);
+	struct task_struct *cur;
+	struct ow_task *ti;
+	__u64 now, id;
+
+	if (pid == 0)
+		return;
+	ti = task_info(p, pid, false, btf);
+	if (!ti || !state_ok(p))
+		return;
+	now = bpf_ktime_get_ns();
+	if (ti->start_ns && now - ti->start_ns >= max_ns)
+		return;		/* the block is too long already */
+	id = bpf_get_current_pid_tgid();
+	ti->wake_ns = now;
+	ti->w_pid = (__u32)id;
+	ti->w_tgid = id >> 32;
+	bpf_get_current_comm(ti->w_comm, sizeof(ti->w_comm));
+	ti->w_kstack = want_kstack ? get_stack(ctx, 0) : OW_NO_STACK;
+	cur = (struct task_struct *)bpf_get_current_task();
+	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD))
+		ti->w_ustack = get_stack(ctx, BPF_F_USER_STACK);
+	else
+		ti->w_ustack = OW_NO_STACK;
+}
+
+static __always_inline void on_switch(void *ctx, struct task_struct *prev,
+				      struct task_struct *next, bool btf)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	switch_out(ctx, prev, now, btf);
+	switch_in(next, now, btf);
+}
+
+static __always_inline void on_fork(struct task_struct *parent,
+				    struct task_struct *child)
+{
+	__u32 pid = BPF_CORE_READ(child, pid);
+	__u32 tgid = BPF_CORE_READ(child, tgid);
+
+	if (pid == tgid)
+		send_event(OW_EV_FORK, tgid, BPF_CORE_READ(parent, tgid));
+}
+
+static __always_inline void on_exec(struct task_struct *p)
+{
+	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	on_switch(ctx, prev, next, true);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	on_switch(ctx, prev, next, false);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(waking_btf, struct task_struct *p)
+{
+	waking(ctx, p, true);
+	return 0;
+}
+
+SEC("raw_tp/sched_waking")
+int BPF_PROG(waking_raw, struct task_struct *p)
+{
+	waking(ctx, p, false);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(parent, child);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(parent, child);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(exec_btf, struct task_struct *p)
+{
+	on_exec(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(exec_raw, struct task_struct *p)
+{
+	on_exec(p);
+	return 0;
+}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * args.c - the capture command line: every offwaketime option with
+ * argparse's rules and messages (exact long names, bundled short flags,
+ * attached values, mutually exclusive groups, exit status 2), plus -o,
+ * --text, GNU --help/--version.  Every argument that is not ours (render
+ * options such as --title or --width, and operands) goes, in order, to the
+ * renderer's own parser, fg_options_parse(); the operand left over is the
+ * DURATION.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "util.h"
+
+#define USAGE_LINE \
+	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \
+	"                   [-U | -K] [-d] [-f | --text] [--stack-storage-size N]\n" \
+	"                   [-m US] [-M US] [--state MASK] [-o FILE]\n" \
+	"                   [RENDER OPTIONS] [DURATION]\n" \
+	"       " OW_PROG " render [RENDER OPTIONS] [FILE...]\n"
+
+static const char help_text[] =
+	"\nSummarize blocked time by off-CPU stack and waker stack (like bcc's\n"
+	"offwaketime) with eBPF, and write a flame graph SVG to standard output.\n"
+	"\n"
+	"positional arguments:\n"
+	"  DURATION              seconds to trace (default: until SIGINT/SIGTERM,\n"
+	"                        which end the capture and still write the output)\n"
+	"\n"
+	"options:\n"
+	"  -h, --help            show this help message and exit\n"
+	"  --version             show the version and exit\n"
+	"  -p, --pid PID[,PID...]  trace these processes only\n"
+	"  -t, --tid TID[,TID...]  trace these threads only\n"
+	"  -u, --user-threads-only  user threads only (no kernel threads)\n"
+	"  -k, --kernel-threads-only  kernel threads only (no user threads)\n"
+	"  -U, --user-stacks-only  show stacks from user space only\n"
+	"  -K, --kernel-stacks-only  show stacks from kernel space only\n"
+	"  -d, --delimited       insert delimiter between kernel/user stacks\n"
+	"  -f, --folded          output folded format (as offwaketime -f)\n"
+	"  --text                output offwaketime's multi-line text format\n"
+	"  --stack-storage-size N  the number of unique stack traces that can be\n"
+	"                        stored and displayed (default 16384)\n"
+	"  -m, --min-block-time US  only blocks of at least US microseconds\n"
+	"                        (default 1)\n"
+	"  -M, --max-block-time US  only blocks of at most US microseconds\n"
+	"                        (default U64_MAX)\n"
+	"  --state MASK          only tasks whose state has all bits of MASK set;\n"
+	"                        0 means running (preempted) tasks only\n"
+	"  -o, --output FILE     write the output to FILE (atomically)\n"
+	"\n"
+	"Every option of \"" OW_PROG " render\" (flamegraph.pl's options, listed\n"
+	"below) is applied to the SVG.  Capture defaults: --colors=chain\n"
+	"--countname=us --title=\"Off-Wake Time Flame Graph\" and a subtitle\n"
+	"naming what was traced, for how long, and the kernel release.\n"
+	"Interrupt-context wakeups get a [hardirq] or [softirq] frame before the\n"
+	"waker's name.  Set OFFWAKE_DEBUG=1 to see libbpf's messages.\n"
+	"\n"
+	"Exit status: 0 success, 1 run-time failure, 2 bad arguments or (SVG)\n"
+	"nothing was captured.\n"
+	"\n"
+	"render options:\n";
+
+static const char auto_subtitle[] = "";
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+	fputs(USAGE_LINE, stderr);
+	fprintf(stderr, OW_PROG ": error: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* argparse's int(): optional sign, decimal digits, surrounding spaces. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '-' && s[1] >= '0' && s[1] <= '9') {
+		*v = 0;
+		return -2;	/* negative */
+	}
+	if (*s < '0' || *s > '9')
+		if (*s != '+' || s[1] < '0' || s[1] > '9')
+			return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (*end || errno)
+		return -1;
+	return 0;
+}
+
+/* offwaketime's positive_int / positive_nonzero_int, checked to max. */
+static int int_arg(const char *name, const char *val, uint64_t max,
+		   bool nonzero, uint64_t *out)
+{
+	int r = parse_u64(val, out);
+
+	if (r == -1 || (r == 0 && *out > max))
+		return usage_error("argument %s: invalid int value: '%s'",
+				   name, val);
+	if (r == -2)
+		return usage_error("argument %s: must be positive%s", name, "");
+	if (nonzero && *out == 0)
+		return usage_error("argument %s: must be nonzero%s", name, "");
+	return 0;
+}
+
+static int id_list(struct capture_opts *o, const char *name, const char *val)
+{
+	char *copy = strdup(val), *tok, *save = NULL;
+	size_t n = 1;
+	uint32_t *ids;
+	uint64_t v;
+	int r = 0;
+
+	for (const char *c = val; *c; c++)
+		n += *c == ',';
+	ids = realloc(o->ids, n * sizeof(*ids));
+	if (!copy || !ids) {
+		free(copy);
+		return usage_error("argument %s: %s", name, strerror(ENOMEM));
+	}
+	o->ids = ids;
+	o->nids = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !r;
+	     tok = strtok_r(NULL, ",", &save)) {
+		r = int_arg(name, tok, INT32_MAX, false, &v);
+		o->ids[o->nids++] = v;
+	}
+	if (!r && !o->nids)
+		r = usage_error("argument %s: invalid int value: '%s'", name,
+				val);
+	free(copy);
+	return r;
+}
+
+struct opt {
+	char s;			/* short name or 0 */
+	const char *l;		/* long name */
+	bool value;
+	int id;
+};
+
+enum {
+	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
+	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
+};
+
+static const struct opt opts[] = {
+	{ 'h', "help", false, O_HELP },
+	{ 0, "version", false, O_VERSION },
+	{ 'p', "pid", true, O_PID },
+	{ 't', "tid", true, O_TID },
+	{ 'u', "user-threads-only", false, O_UTHR },
+	{ 'k', "kernel-threads-only", false, O_KTHR },
+	{ 'U', "user-stacks-only", false, O_USTK },
+	{ 'K', "kernel-stacks-only", false, O_KSTK },
+	{ 'd', "delimited", false, O_DELIM },
+	{ 'f', "folded", false, O_FOLDED },
+	{ 0, "text", false, O_TEXT },
+	{ 0, "stack-storage-size", true, O_SSS },
+	{ 'm', "min-block-time", true, O_MIN },
+	{ 'M', "max-block-time", true, O_MAX },
+	{ 0, "state", true, O_STATE },
+	{ 'o', "output", true, O_OUT },
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* "-p/--pid" as argparse names an option in messages. */
+static const char *opt_name(const struct opt *p)
+{
+	static char buf[64];
+
+	if (p->s)
+		snprintf(buf, sizeof(buf), "-%c/--%s", p->s, p->l);
+	else
+		snprintf(buf, sizeof(buf), "--%s", p->l);
+	return buf;
+}
+
+/* The option groups: which options exclude each other. */
+static int group_of(int id)
+{
+	switch (id) {
+	case O_PID: case O_TID: case O_UTHR: case O_KTHR:
+		return 1;
+	case O_USTK: case O_KSTK:
+		return 2;
+	case O_FOLDED: case O_TEXT:
+		return 3;
+	}
+	return 0;
+}
+
+struct parse_state {
+	const struct opt *seen[4];	/* per group, the option given */
+};
+
+static int apply(struct capture_opts *o, struct parse_state *ps,
+		 const struct opt *p, const char *val)
+{
+	const char *name = opt_name(p);
+	int g = group_of(p->id);
+	uint64_t v;
+	int r = 0;
+
+	if (g && ps->seen[g] && ps->seen[g] != p) {
+		char other[64];
+
+		snprintf(other, sizeof(other), "%s", opt_name(ps->seen[g]));
+		return usage_error("argument %s: not allowed with argument %s",
+				   opt_name(p), other);
+	}
+	if (g)
+		ps->seen[g] = p;
+	switch (p->id) {
+	case O_HELP:
+		fputs(USAGE_LINE, stdout);
+		fputs(help_text, stdout);
+		fg_usage(stdout, OW_PROG " render");
+		return 1;
+	case O_VERSION:
+		printf("%s %s\n", OW_PROG, OFFWAKE_VERSION);
+		return 1;
+	case O_PID:
+	case O_TID:
+		o->threads = p->id == O_PID ? OW_THREADS_TGID : OW_THREADS_TID;
+		return id_list(o, name, val);
+	case O_UTHR:
+		o->threads = OW_THREADS_USER;
+		break;
+	case O_KTHR:
+		o->threads = OW_THREADS_KERNEL;
+		break;
+	case O_USTK:
+		o->user_stacks_only = true;
+		break;
+	case O_KSTK:
+		o->kernel_stacks_only = true;
+		break;
+	case O_DELIM:
+		o->delimited = true;
+		break;
+	case O_FOLDED:
+		o->output = OW_OUT_FOLDED;
+		break;
+	case O_TEXT:
+		o->output = OW_OUT_TEXT;
+		break;
+	case O_SSS:
+		r = int_arg(name, val, UINT32_MAX / 2, true, &v);
+		o->stack_storage_size = v;
+		break;
+	case O_MIN:
+		r = int_arg(name, val, UINT64_MAX, true, &o->min_block_us);
+		break;
+	case O_MAX:
+		r = int_arg(name, val, UINT64_MAX, true, &o->max_block_us);
+		break;
+	case O_STATE:
+		r = int_arg(name, val, UINT32_MAX, false, &v);
+		o->has_state = true;
+		o->state = v;
+		break;
+	case O_OUT:
+		o->out_file = val;
+		break;
+	}
+	return r;
+}
+
+static const struct opt *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strlen(opts[i].l) == len && !strncmp(opts[i].l, name, len))
+			return &opts[i];
+	return NULL;
+}
+
+static const struct opt *find_short(char c)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opts[i].s && opts[i].s == c)
+			return &opts[i];
+	return NULL;
+}
+
+/* Parse one "--name[=value]"; 0 done, -1 not ours, else exit status. */
+static int long_opt(struct capture_opts *o, struct parse_state *ps,
+		    int argc, char **argv, int *i)
+{
+	const char *a = argv[*i] + 2, *eq = strchr(a, '=');
+	const struct opt *p = find_long(a, eq ? (size_t)(eq - a) : strlen(a));
+
+	if (!p)
+		return -1;
+	if (!p->value) {
+		if (eq)
+			return usage_error("argument %s: ignored explicit argument '%s'",
+					   opt_name(p), eq + 1);
+		return apply(o, ps, p, NULL);
+	}
+	if (eq)
+		return apply(o, ps, p, eq + 1);
+	if (*i + 1 >= argc)
+		return usage_error("argument %s: expected one argument%s",
+				   opt_name(p), "");
+	return apply(o, ps, p, argv[++*i]);
+}
+
+/* Parse a bundle of short options ("-fK", "-p123", "-p 123"). */
+static int short_opts(struct capture_opts *o, struct parse_state *ps,
+		      int argc, char **argv, int *i)
+{
+	const char *a = argv[*i] + 1;
+	int r;
+
+	if (!find_short(*a))
+		return -1;
+	for (; *a; a++) {
+		const struct opt *p = find_short(*a);
+
+		if (!p) {
+			char c[2] = { *a, 0 };
+
+			return usage_error("unrecognized arguments: -%s%s", c,
+					   "");
+		}
+		if (p->value) {
+			if (a[1])
+				return apply(o, ps, p, a + 1);
+			if (*i + 1 >= argc)
+				return usage_error("argument %s: expected one argument%s",
+						   opt_name(p), "");
+			return apply(o, ps, p, argv[++*i]);
+		}
+		r = apply(o, ps, p, NULL);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int capture_parse(struct capture_opts *o, int argc, char **argv)
+{
+	struct parse_state ps = { { 0 } };
+	char **rest = calloc(argc + 1, sizeof(*rest));
+	int nrest = 0, nfiles = 0, r = 0;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->stack_storage_size = 16384;
+	o->min_block_us = 1;
+	o->max_block_us = UINT64_MAX;
+	fg_options_init(&o->fg);
+	o->fg.colors = "chain";
+	o->fg.countname = "us";
+	o->fg.title = "Off-Wake Time Flame Graph";
+	o->fg.subtitle = auto_subtitle;
+	if (!rest) {
+		ow_err("parsing arguments: %s", strerror(ENOMEM));
+		return 2;
+	}
+	for (int i = 1; i < argc && !r; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				rest[nrest++] = argv[i++];
+			break;
+		}
+		if (a[0] == '-' && a[1] == '-' && a[2])
+			r = long_opt(o, &ps, argc, argv, &i);
+		else if (a[0] == '-' && a[1])
+			r = short_opts(o, &ps, argc, argv, &i);
+		else
+			r = -1;
+		if (r == -1) {
+			rest[nrest++] = argv[i];
+			r = 0;
+		}
+	}
+	if (!r) {
+		r = fg_options_parse(&o->fg, nrest, rest, &nfiles, OW_PROG);
+		if (r < 0)
+			r = 2;
+	}
+	if (!r && nfiles > 1)
+		r = usage_error("unrecognized arguments: %s%s", rest[1], "");
+	if (!r && nfiles == 1) {
+		r = int_arg("duration", rest[0], UINT32_MAX, true, &v);
+		o->duration = v;
+	}
+	o->subtitle_set = o->fg.subtitle != auto_subtitle;
+	free(rest);
+	return r;
+}
+
+void capture_opts_free(struct capture_opts *o)
+{
+	free(o->ids);
+	o->ids = NULL;
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * capture.c - runs the kernel side (bpf/offwake.bpf.c).
+ *
+ * Loading: tp_btf programs with task-local storage first; if that fails,
+ * the raw_tp set with a pid-keyed hash map.  Configuration goes into the
+ * read-only data before load, so the filters cost nothing when unused.
+ *
+ * Draining: the programs add to one of two counts maps, chosen by the
+ * "active" index in .bss.  Every DRAIN_MS, user space empties the map that
+ * stopped being active one period ago (programs that read the old index
+ * finished long since), sums it into a user-space hash table, then makes
+ * it the active one.  So the kernel maps only hold one period's distinct
+ * keys, and a capture can run for as long as wanted.  At the end the
+ * programs are detached and both maps are drained.
+ *
+ * Stack ids are never deleted while the capture runs: an id can still be
+ * referenced from a task's storage (a target that went off CPU but was not
+ * woken yet) long after its key was drained, and a deleted bucket could be
+ * refilled by a different stack, which would silently show a wrong stack.
+ * The stack map therefore holds each distinct stack once for the whole
+ * run; when it is full or a bucket collides, the kernel side counts it
+ * and we print the fix (a larger --stack-storage-size).
+ *
+ * Process events from the ring buffer make us read /proc/PID/maps while
+ * the process is alive (procmaps.c), so frames of processes that exit
+ * before the end are still named.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture.h"
+#include "offwake.skel.h"
+#include "util.h"
+
+#define DRAIN_MS	500
+#define POLL_MS		100
+#define BATCH		4096
+#define BTF_PATH	"/sys/kernel/btf/vmlinux"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	return 0;
+}
+
+static int libbpf_verbose(enum libbpf_print_level level, const char *fmt,
+			  va_list ap)
+{
+	return vfprintf(stderr, fmt, ap);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t us_to_ns(uint64_t us)
+{
+	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+}
+
+static void configure(struct offwake_bpf *s, const struct capture_opts *o,
+		      bool raw)
+{
+	static const int modes[] = {
+		[OW_THREADS_ALL] = 0, [OW_THREADS_TGID] = 1,
+		[OW_THREADS_TID] = 2, [OW_THREADS_USER] = 3,
+		[OW_THREADS_KERNEL] = 4,
+	};
+	struct bpf_program *p;
+
+	s->rodata->min_ns = us_to_ns(o->min_block_us);
+	/* offwaketime keeps blocks whose whole microseconds are <= max. */
+	s->rodata->max_ns = o->max_block_us >= UINT64_MAX / 1000 - 1 ?
+			    UINT64_MAX : (o->max_block_us + 1) * 1000;
+	s->rodata->filter_mode = modes[o->threads];
+	s->rodata->state_filter = o->has_state;
+	s->rodata->state_mask = o->state;
+	s->rodata->want_kstack = !o->user_stacks_only;
+	s->rodata->want_ustack = !o->kernel_stacks_only;
+	bpf_map__set_max_entries(s->maps.stacks, o->stack_storage_size);
+	bpf_map__set_max_entries(s->maps.threads, o->nids ? o->nids : 1);
+	if (raw)
+		bpf_map__set_autocreate(s->maps.tstore, false);
+	else
+		bpf_map__set_max_entries(s->maps.thash, 1);
+	bpf_object__for_each_program(p, s->obj) {
+		const char *sec = bpf_program__section_name(p);
+
+		bpf_program__set_autoload(p, !strncmp(sec, raw ? "raw_tp/" :
+						      "tp_btf/", 7));
+	}
+}
+
+static struct offwake_bpf *open_load(const struct capture_opts *o, bool raw,
+				     int *err)
+{
+	struct offwake_bpf *s = offwake_bpf__open();
+
+	if (!s) {
+		*err = errno;
+		return NULL;
+	}
+	configure(s, o, raw);
+	*err = offwake_bpf__load(s);
+	if (*err) {
+		*err = -*err;
+		offwake_bpf__destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+static const char *load_hint(int err)
+{
+	if (err == EPERM || err == EACCES)
+		return "run as root (CAP_BPF and CAP_PERFMON are needed)";
+	if (err == ENOMEM || err == E2BIG)
+		return "lower --stack-storage-size or free memory";
+	return "set OFFWAKE_DEBUG=1 to see the verifier's log";
+}
+
+static int handle_event(void *ctx, void *data, size_t len)
+{
+	struct capture *c = ctx;
+	const struct ow_event *e = data;
+
+	if (len < sizeof(*e))
+		return 0;
+	switch (e->type) {
+	case OW_EV_SEEN:
+		procmaps_learn_once(c->pm, e->tgid);
+		break;
+	case OW_EV_EXEC:
+		procmaps_stale(c->pm, e->tgid);
+		break;
+	case OW_EV_FORK:
+		procmaps_fork(c->pm, e->tgid, e->ptgid);
+		break;
+	}
+	return 0;
+}
+
+/* Move every entry of one counts map into the user-space sums. */
+static int drain_map(struct capture *c, struct bpf_map *map)
+{
+	static struct ow_key keys[BATCH];
+	static __u64 vals[BATCH];
+	int fd = bpf_map__fd(map);
+	__u32 token, count;
+	bool first = true;
+	int err;
+
+	do {
+		count = BATCH;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token,
+						      &token, keys, vals,
+						      &count, NULL);
+		if (err && errno != ENOENT) {
+			ow_err("draining %s: %s", bpf_map__name(map),
+			       strerror(errno));
+			return -1;
+		}
+		first = false;
+		for (__u32 i = 0; i < count; i++) {
+			if (agg_add(&c->agg, &keys[i], vals[i]) < 0)
+				c->drain_errors++;
+			if (keys[i].t_ustack >= 0)
+				procmaps_learn_once(c->pm, keys[i].t_tgid);
+			if (keys[i].w_ustack >= 0)
+				procmaps_learn_once(c->pm, keys[i].w_tgid);
+		}
+	} while (!err);
+	return 0;
+}
+
+/* Drain the map that has been inactive for a period; make it active. */
+static int drain_tick(struct capture *c)
+{
+	int idle = (c->drains + 1) & 1;
+
+	if (drain_map(c, idle ? c->skel->maps.counts1 : c->skel->maps.counts0))
+		return -1;
+	__atomic_store_n(&c->skel->bss->active, idle, __ATOMIC_RELEASE);
+	c->drains++;
+	return 0;
+}
+
+static int fill_threads(struct capture *c, const struct capture_opts *o)
+{
+	int fd = bpf_map__fd(c->skel->maps.threads);
+	__u8 one = 1;
+
+	for (size_t i = 0; i < o->nids; i++)
+		if (bpf_map_update_elem(fd, &o->ids[i], &one, BPF_ANY)) {
+			ow_err("setting the thread filter: %s", strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+static void read_losses(struct capture *c)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd;
+	__u64 *v;
+
+	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return;
+	fd = bpf_map__fd(c->skel->maps.losses);
+	for (__u32 k = 0; k < OW_LOSS_NR; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			c->losses[k] += v[i];
+	}
+	free(v);
+}
+
+static int load(struct capture *c, const struct capture_opts *o)
+{
+	int err, err2;
+
+	if (access(BTF_PATH, R_OK)) {
+		ow_err("%s: %s: this kernel needs BTF (CONFIG_DEBUG_INFO_BTF=y)",
+		       BTF_PATH, strerror(errno));
+		return -1;
+	}
+	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
+						   libbpf_quiet);
+	c->skel = open_load(o, false, &err);
+	if (!c->skel && err != EPERM && err != EACCES)
+		c->skel = open_load(o, true, &err2);
+	if (!c->skel) {
+		ow_err("loading the BPF programs: %s: %s", strerror(err),
+		       load_hint(err));
+		return -1;
+	}
+	if (fill_threads(c, o))
+		return -1;
+	err = offwake_bpf__attach(c->skel);
+	if (err) {
+		ow_err("attaching to the sched tracepoints: %s: %s",
+		       strerror(-err), load_hint(-err));
+		return -1;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
+				 handle_event, c, NULL);
+	if (!c->rb) {
+		ow_err("opening the event ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int capture_run(struct capture *c, const struct capture_opts *o)
+{
+	double start, end, next_drain;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->pm = procmaps_new();
+	if (!c->pm || agg_init(&c->agg)) {
+		ow_err("starting the capture: %s", strerror(ENOMEM));
+		return -1;
+	}
+	install_signals();
+	if (load(c, o))
+		return -1;
+	start = now_s();
+	end = o->duration ? start + o->duration : 0;
+	next_drain = start + DRAIN_MS / 1000.0;
+	while (!stop && !err) {
+		double t = now_s(), wait = POLL_MS / 1000.0;
+
+		if (end && t >= end)
+			break;
+		if (end && end - t < wait)
+			wait = end - t;
+		if (ring_buffer__poll(c->rb, (int)(wait * 1000) + 1) < 0 &&
+		    errno != EINTR)
+			break;
+		if (now_s() >= next_drain) {
+			err = drain_tick(c);
+			next_drain += DRAIN_MS / 1000.0;
+		}
+	}
+	c->seconds = now_s() - start;
+	offwake_bpf__detach(c->skel);
+	ring_buffer__consume(c->rb);
+	if (!err)
+		err = drain_map(c, c->skel->maps.counts0);
+	if (!err)
+		err = drain_map(c, c->skel->maps.counts1);
+	read_losses(c);
+	return err;
+}
+
+void capture_close(struct capture *c)
+{
+	ring_buffer__free(c->rb);
+	offwake_bpf__destroy(c->skel);
+	procmaps_free(c->pm);
+	agg_free(&c->agg);
+	memset(c, 0, sizeof(*c));
+}
+
+int capture_stack(struct capture *c, int32_t id, uint64_t *ips)
+{
+	int n = 0;
+
+	if (id < 0)
+		return -1;
+	memset(ips, 0, OW_MAX_STACK_DEPTH * sizeof(*ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stacks), &id, ips))
+		return -1;
+	while (n < OW_MAX_STACK_DEPTH && ips[n])
+		n++;
+	return n;
+}
+
+void capture_report_losses(const struct capture *c)
+{
+	static const char *const what[OW_LOSS_NR] = {
+		[OW_LOSS_STACK_COLLISION] = "stacks not stored: the stack map bucket held another stack (hash collision); increase --stack-storage-size",
+		[OW_LOSS_STACK_FULL] = "stacks not stored: stack map full; increase --stack-storage-size",
+		[OW_LOSS_STACK_FAULT] = "stacks not readable (-EFAULT): usually a task without a user stack (exiting, or kernel-only)",
+		[OW_LOSS_STACK_OTHER] = "stacks not stored for other reasons",
+		[OW_LOSS_START] = "blocks missed: no task storage at switch-out (kernel memory)",
+		[OW_LOSS_WAKER] = "blocks without their waker (the wakeup was not seen)",
+		[OW_LOSS_COUNTS_FULL] = "blocks dropped: counts map full between drains (a capture with very many distinct stacks; please report)",
+		[OW_LOSS_EVENTS] = "process events lost: ring buffer full (some exited processes may show [unknown] frames)",
+	};
+
+	for (int i = 0; i < OW_LOSS_NR; i++)
+		if (c->losses[i])
+			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
+				(unsigned long long)c->losses[i], what[i]);
+	if (c->drain_errors)
+		fprintf(stderr, OW_PROG ": warning: %llu keys dropped in user space: out of memory\n",
+			(unsigned long long)c->drain_errors);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cli.h - the two commands of offwake-svg: "render" (render_cmd.c) and
+ * capture (every other invocation), and the capture options.
+ */
+#ifndef OW_CLI_H
+#define OW_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "fg.h"
+
+/* offwake-svg render ARGS...: flamegraph.pl on folded files. */
+int render_main(int argc, char **argv);
+
+/* Which threads are traced (a mutually exclusive group, as offwaketime). */
+enum ow_threads {
+	OW_THREADS_ALL,
+	OW_THREADS_TGID,	/* -p PID[,PID...] */
+	OW_THREADS_TID,		/* -t TID[,TID...] */
+	OW_THREADS_USER,	/* -u */
+	OW_THREADS_KERNEL,	/* -k */
+};
+
+enum ow_output {
+	OW_OUT_SVG,
+	OW_OUT_FOLDED,		/* -f */
+	OW_OUT_TEXT,		/* --text */
+};
+
+struct capture_opts {
+	enum ow_threads threads;
+	uint32_t *ids;		/* -p / -t values */
+	size_t nids;
+	bool user_stacks_only;	/* -U */
+	bool kernel_stacks_only; /* -K */
+	bool delimited;		/* -d */
+	enum ow_output output;
+	uint32_t stack_storage_size;	/* 16384 */
+	uint64_t min_block_us;	/* 1 */
+	uint64_t max_block_us;	/* UINT64_MAX */
+	bool has_state;
+	uint32_t state;		/* --state MASK */
+	uint64_t duration;	/* seconds; 0: until SIGINT/SIGTERM */
+	const char *out_file;	/* -o FILE, NULL: stdout */
+	struct fg_options fg;	/* render options for the SVG */
+	bool subtitle_set;	/* --subtitle given: no automatic one */
+};
+
+/*
+ * Parse the capture command line.  Returns 0 to run, 1 when --help or
+ * --version was printed (exit 0), 2 after a usage error was printed.
+ */
+int capture_parse(struct capture_opts *o, int argc, char **argv);
+void capture_opts_free(struct capture_opts *o);
+
+/* Run the capture and write the output; returns the exit status. */
+int capture_main(struct capture_opts *o);
+
+#endif

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ksyms.c - kernel symbols: the text symbols of /proc/kallsyms (kernel and
+ * modules, BPF programs and trampolines), sorted once by address and
+ * looked up by binary search: the symbol with the highest address not
+ * above the one asked for, as bcc's ksym() does.  Addresses that are all
+ * zero (kptr_restrict hides them) make the load fail with EPERM.
+ * The __pfx_ and __cfi_ symbols name the padding in front of functions,
+ * not code that runs, and are skipped.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ksyms.h"
+#include "util.h"
+
+struct ksym {
+	uint64_t addr;
+	size_t name;		/* offset into names */
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int add(struct ksyms *k, uint64_t addr, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (ow_grow(&k->syms, &k->cap, k->n, sizeof(*k->syms)) < 0 ||
+	    ow_grow(&k->names, &k->ncap, k->nlen + len, 1) < 0)
+		return -1;
+	k->syms[k->n].addr = addr;
+	k->syms[k->n++].name = k->nlen;
+	memcpy(k->names + k->nlen, name, len);
+	k->nlen += len;
+	return 0;
+}
+
+struct ksyms *ksyms_load(const char *path)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	bool nonzero = false;
+	int err = 0;
+
+	if (!k || !f) {
+		err = errno;
+		goto fail;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		/* Padding before functions, not functions. */
+		if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
+			continue;
+		nonzero |= addr != 0;
+		if (add(k, addr, name) < 0) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
+	if (!nonzero) {
+		err = EPERM;
+		goto fail;
+	}
+	fclose(f);
+	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	return k;
+fail:
+	if (f)
+		fclose(f);
+	ksyms_free(k);
+	errno = err;
+	return NULL;
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->syms);
+	free(k->names);
+	free(k);
+}
+
+const char *ksyms_name(const struct ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	return k->names + k->syms[lo - 1].name;
+}

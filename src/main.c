@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * main.c - entry point: "offwake-svg render ARGS..." renders folded files
+ * (render_cmd.c); every other command line is a capture.
+ */
+#include <string.h>
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+	struct capture_opts o;
+	int r;
+
+	if (argc > 1 && !strcmp(argv[1], "render"))
+		return render_main(argc - 1, argv + 1);
+	r = capture_parse(&o, argc, argv);
+	if (r) {
+		capture_opts_free(&o);
+		return r == 1 ? 0 : r;
+	}
+	r = capture_main(&o);
+	capture_opts_free(&o);
+	return r;
+}

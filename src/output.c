@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * output.c - the three outputs of a capture, from the summed keys:
+ *
+ * -f: offwaketime -f's folded lines, smallest count first:
+ *   target;target user frames (root first);"-" with -d, else an empty
+ *   frame;target kernel frames (root first, ending at __schedule);--;
+ *   waker kernel frames (leaf first);"-" or empty;waker user frames (leaf
+ *   first);[softirq]/[hardirq] for interrupt wakeups;waker COUNT
+ * --text: offwaketime's multi-line format (waker stack root first, "--",
+ *   target stack leaf first, then the count).
+ * SVG (default): the same frames go straight into the renderer's stack
+ *   set (fg_stacks_add, no text round trip) and fg_render() draws them.
+ *
+ * Counts are microseconds: the kernel sums nanoseconds per key and we
+ * divide the sum once (offwaketime truncates every block to whole
+ * microseconds before adding).  -o writes a temporary file in the target
+ * directory and renames it over FILE when complete.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "fold.h"
+#include "output.h"
+#include "util.h"
+
+#define MAX_LINE_FRAMES (FOLD_NSEG * OW_MAX_STACK_DEPTH + 6)
+
+struct sink {
+	FILE *f;
+	char *tmp;		/* temporary file when -o */
+	const char *path;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct agg_entry *x = *(struct agg_entry *const *)a;
+	const struct agg_entry *y = *(struct agg_entry *const *)b;
+
+	if (x->ns / 1000 != y->ns / 1000)
+		return x->ns / 1000 < y->ns / 1000 ? -1 : 1;
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+/* The summed entries, smallest first (as offwaketime sorts them). */
+static struct agg_entry **sorted_entries(struct agg *a, size_t *n)
+{
+	struct agg_entry **v = malloc((a->used + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < a->size; i++)
+		if (a->tab[i].ns)
+			v[(*n)++] = &a->tab[i];
+	qsort(v, *n, sizeof(*v), cmp_entry);
+	return v;
+}
+
+/* The frames of a folded line, root first; returns their number. */
+static size_t line_frames(const struct folded *fd, bool delimited,
+			  const char **fr)
+{
+	const char *delim = delimited ? "-" : "";
+	size_t n = 0;
+
+	fr[n++] = fd->target;
+	for (size_t i = fd->n[FOLD_T_USER]; i-- > 0;)
+		fr[n++] = fd->frames[FOLD_T_USER][i];
+	fr[n++] = delim;
+	for (size_t i = fd->n[FOLD_T_KERNEL]; i-- > 0;)
+		fr[n++] = fd->frames[FOLD_T_KERNEL][i];
+	fr[n++] = "--";
+	for (size_t i = 0; i < fd->n[FOLD_W_KERNEL]; i++)
+		fr[n++] = fd->frames[FOLD_W_KERNEL][i];
+	fr[n++] = delim;
+	for (size_t i = 0; i < fd->n[FOLD_W_USER]; i++)
+		fr[n++] = fd->frames[FOLD_W_USER][i];
+	if (fd->wctx)
+		fr[n++] = fd->wctx;
+	fr[n++] = fd->waker;
+	return n;
+}
+
+static void write_text_entry(FILE *out, const struct folded *fd,
+			     const struct ow_key *k, uint64_t us,
+			     bool delimited)
+{
+	fprintf(out, "    %-16s %s %u\n", "waker:", fd->waker, k->w_pid);
+	if (fd->wctx)
+		fprintf(out, "    %s\n", fd->wctx);
+	for (size_t i = fd->n[FOLD_W_USER]; i-- > 0;)
+		fprintf(out, "    %s\n", fd->frames[FOLD_W_USER][i]);
+	if (delimited)
+		fputs("    -\n", out);
+	for (size_t i = fd->n[FOLD_W_KERNEL]; i-- > 0;)
+		fprintf(out, "    %s\n", fd->frames[FOLD_W_KERNEL][i]);
+	fprintf(out, "    %-16s %s\n", "--", "--");
+	for (size_t i = 0; i < fd->n[FOLD_T_KERNEL]; i++)
+		fprintf(out, "    %s\n", fd->frames[FOLD_T_KERNEL][i]);
+	if (delimited)
+		fputs("    -\n", out);
+	for (size_t i = 0; i < fd->n[FOLD_T_USER]; i++)
+		fprintf(out, "    %s\n", fd->frames[FOLD_T_USER][i]);
+	fprintf(out, "    %-16s %s %u\n", "target:", fd->target, k->t_pid);
+	fprintf(out, "        %llu\n\n", (unsigned long long)us);
+}
+
+static const char *stack_kind(const struct capture_opts *o)
+{
+	if (o->user_stacks_only)
+		return "user";
+	if (o->kernel_stacks_only)
+		return "kernel";
+	return "user + kernel";
+}
+
+/* "all threads", "PID 12,34", ... as offwaketime names what it traces. */
+static void thread_context(const struct capture_opts *o, char *buf,
+			   size_t len)
+{
+	static const char *const names[] = {
+		[OW_THREADS_ALL] = "all threads", [OW_THREADS_TGID] = "PID",
+		[OW_THREADS_TID] = "TID", [OW_THREADS_USER] = "user threads",
+		[OW_THREADS_KERNEL] = "kernel threads",
+	};
+	size_t n = snprintf(buf, len, "%s", names[o->threads]);
+
+	for (size_t i = 0; i < o->nids && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ",
+			      o->ids[i]);
+}
+
+static void text_header(FILE *out, const struct capture_opts *o)
+{
+	fprintf(out, "Tracing blocked time (us) by %s off-CPU and waker stack",
+		stack_kind(o));
+	if (o->duration)
+		fprintf(out, " for %llu secs.\n",
+			(unsigned long long)o->duration);
+	else
+		fputs("... Hit Ctrl-C to end.\n", out);
+	fputc('\n', out);
+}
+
+static int render_svg(struct folder *fo, struct agg_entry **v, size_t n,
+		      const struct capture_opts *o, double secs, FILE *out)
+{
+	static const char *fr[MAX_LINE_FRAMES];
+	static size_t lens[MAX_LINE_FRAMES];
+	static struct folded fd;
+	struct fg_options fg = o->fg;
+	struct fg_stacks *s = fg_stacks_new();
+	char subtitle[512], what[256];
+	struct utsname u;
+	int r;
+
+	if (!s) {
+		ow_err("rendering: %s", strerror(ENOMEM));
+		return OW_EXIT_FAIL;
+	}
+	if (!o->subtitle_set) {
+		thread_context(o, what, sizeof(what));
+		uname(&u);
+		snprintf(subtitle, sizeof(subtitle),
+			 "%s, %s stacks, %.1f s, Linux %s", what, stack_kind(o),
+			 secs, u.release);
+		fg.subtitle = subtitle;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t nf;
+
+		fold_key(fo, &v[i]->key, &fd);
+		nf = line_frames(&fd, o->delimited, fr);
+		for (size_t j = 0; j < nf; j++)
+			lens[j] = strlen(fr[j]);
+		if (fg_stacks_add(s, fr, lens, nf, v[i]->ns / 1000) < 0) {
+			ow_err("rendering: %s", strerror(errno));
+			fg_stacks_free(s);
+			return OW_EXIT_FAIL;
+		}
+	}
+	r = fg_render(&fg, s, out);
+	fg_stacks_free(s);
+	if (r < 0) {
+		ow_err("rendering: %s", strerror(errno));
+		return OW_EXIT_FAIL;
+	}
+	return r == FG_EXIT_USAGE ? OW_EXIT_USAGE : r;
+}
+
+static int write_all(struct capture *c, const struct capture_opts *o,
+		     FILE *out)
+{
+	static const char *fr[MAX_LINE_FRAMES];
+	static struct folded fd;
+	struct agg_entry **v;
+	struct folder fo;
+	size_t n;
+	int r = OW_EXIT_OK;
+
+	if (folder_init(&fo, c)) {
+		folder_free(&fo);
+		return OW_EXIT_FAIL;
+	}
+	v = sorted_entries(&c->agg, &n);
+	if (!v) {
+		ow_err("sorting: %s", strerror(ENOMEM));
+		folder_free(&fo);
+		return OW_EXIT_FAIL;
+	}
+	if (o->output == OW_OUT_SVG) {
+		r = render_svg(&fo, v, n, o, c->seconds, out);
+	} else {
+		if (o->output == OW_OUT_TEXT)
+			text_header(out, o);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t us = v[i]->ns / 1000;
+
+			fold_key(&fo, &v[i]->key, &fd);
+			if (o->output == OW_OUT_TEXT) {
+				write_text_entry(out, &fd, &v[i]->key, us,
+						 o->delimited);
+				continue;
+			}
+			size_t nf = line_frames(&fd, o->delimited, fr);
+
+			for (size_t j = 0; j < nf; j++) {
+				fputs(fr[j], out);
+				fputc(j + 1 < nf ? ';' : ' ', out);
+			}
+			fprintf(out, "%llu\n", (unsigned long long)us);
+		}
+	}
+	free(v);
+	folder_free(&fo);
+	return r;
+}
+
+static int sink_open(struct sink *s, const char *path)
+{
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	if (!path) {
+		s->f = stdout;
+		return 0;
+	}
+	if (asprintf(&s->tmp, "%s.XXXXXX", path) < 0) {
+		s->tmp = NULL;
+		ow_err("%s: %s", path, strerror(ENOMEM));
+		return -1;
+	}
+	fd = mkstemp(s->tmp);
+	if (fd < 0 || !(s->f = fdopen(fd, "w"))) {
+		ow_err("%s: %s", s->tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(s->tmp);
+		}
+		free(s->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Flush and, with -o, move the file into place (or remove it). */
+static int sink_close(struct sink *s, bool keep)
+{
+	mode_t mask;
+	int err = 0;
+
+	if (fflush(s->f) || ferror(s->f))
+		err = errno ? errno : EIO;
+	if (!s->tmp) {
+		if (err)
+			ow_err("writing standard output: %s", strerror(err));
+		return err ? -1 : 0;
+	}
+	if (!err && fsync(fileno(s->f)))
+		err = errno;
+	mask = umask(0);
+	umask(mask);
+	if (!err && fchmod(fileno(s->f), 0666 & ~mask))
+		err = errno;
+	if (fclose(s->f) && !err)
+		err = errno;
+	if (keep && !err && rename(s->tmp, s->path))
+		err = errno;
+	if (err)
+		ow_err("%s: %s", s->path, strerror(err));
+	if (err || !keep)
+		unlink(s->tmp);
+	free(s->tmp);
+	return err ? -1 : 0;
+}
+
+int output_write(struct capture *c, const struct capture_opts *o)
+{
+	struct sink s;
+	int r;
+
+	if (sink_open(&s, o->out_file))
+		return OW_EXIT_FAIL;
+	r = write_all(c, o, s.f);
+	if (sink_close(&s, r != OW_EXIT_FAIL && r != OW_EXIT_USAGE) &&
+	    r == OW_EXIT_OK)
+		r = OW_EXIT_FAIL;
+	return r;
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perfmap.c - JIT symbols: the "START SIZE NAME" lines (hex) that runtimes
+ * such as the JVM, V8 or LuaJIT write to /tmp/perf-PID.map.  The file is
+ * read once per process, through /proc/PID/root first so processes in
+ * containers are found, then from our own /tmp.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "perfmap.h"
+#include "util.h"
+
+struct jsym {
+	uint64_t start, size;
+	char *name;
+};
+
+struct jmap {
+	uint32_t tgid;
+	struct jsym *syms;	/* sorted by start */
+	size_t n;
+};
+
+struct perfmaps {
+	struct jmap *maps;
+	size_t n, cap;
+};
+
+struct perfmaps *perfmaps_new(void)
+{
+	return calloc(1, sizeof(struct perfmaps));
+}
+
+void perfmaps_free(struct perfmaps *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		for (size_t j = 0; j < p->maps[i].n; j++)
+			free(p->maps[i].syms[j].name);
+		free(p->maps[i].syms);
+	}
+	free(p->maps);
+	free(p);
+}
+
+static int cmp_jsym(const void *a, const void *b)
+{
+	const struct jsym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void load(struct jmap *m)
+{
+	char path[96], line[4096];
+	unsigned long long start, size;
+	size_t cap = 0;
+	int pos;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32
+		 ".map", m->tgid, m->tgid);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map",
+			 m->tgid);
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		pos = 0;
+		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 ||
+		    !pos || ow_grow(&m->syms, &cap, m->n, sizeof(*m->syms)) < 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		m->syms[m->n].name = strdup(line + pos);
+		if (!m->syms[m->n].name)
+			continue;
+		m->syms[m->n].start = start;
+		m->syms[m->n++].size = size;
+	}
+	fclose(f);
+	qsort(m->syms, m->n, sizeof(*m->syms), cmp_jsym);
+}
+
+const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr)
+{
+	struct jmap *m = NULL;
+	size_t lo = 0, hi;
+
+	for (size_t i = 0; i < p->n && !m; i++)
+		if (p->maps[i].tgid == tgid)
+			m = &p->maps[i];
+	if (!m) {
+		if (ow_grow(&p->maps, &p->cap, p->n, sizeof(*p->maps)) < 0)
+			return NULL;
+		m = &p->maps[p->n++];
+		memset(m, 0, sizeof(*m));
+		m->tgid = tgid;
+		load(m);
+	}
+	hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < m->syms[lo - 1].start + m->syms[lo - 1].size)
+		return m->syms[lo - 1].name;
+	return NULL;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * perfmap.h - symbols of JIT-compiled code from /tmp/perf-PID.map.
+ */
+#ifndef OW_PERFMAP_H
+#define OW_PERFMAP_H
+
+#include <stdint.h>
+
+struct perfmaps;
+
+struct perfmaps *perfmaps_new(void);
+void perfmaps_free(struct perfmaps *p);
+
+/* Name of the JIT symbol of tgid containing addr, or NULL. */
+const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr);
+
+#endif

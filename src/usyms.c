@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * usyms.c - user frames to function names.  The process's mapping gives
+ * the file and the file offset; the file's PT_LOAD headers turn that into
+ * an ELF virtual address (this handles PIE executables and shared
+ * libraries alike); the function symbols of .symtab and .dynsym give the
+ * name.  When a file has no .symtab, its separate debug file is used:
+ * /usr/lib/debug/.build-id/xx/yyyy.debug by build-id, else .gnu_debuglink
+ * next to the file, in its .debug/ directory or under /usr/lib/debug.
+ * Files are opened through /proc/PID/map_files while the process lives
+ * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
+ * in containers), then by their path (processes that have exited).  Each file is read once,
+ * cached by device and inode.  Anonymous executable mappings (JIT code)
+ * are looked up in /tmp/perf-PID.map.  Names are demangled on first use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "demangle.h"
+#include "perfmap.h"
+#include "usyms.h"
+#include "util.h"
+
+struct esym {
+	uint64_t addr, size;
+	size_t name;		/* offset into names */
+	int global;
+	char *demangled;	/* NULL: not yet, or not mangled (see tried) */
+	bool tried;
+};
+
+struct seg {
+	uint64_t off, vaddr, filesz;
+};
+
+struct efile {
+	uint64_t dev, ino;
+	char *path;		/* for files without dev/ino */
+	struct esym *syms;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+	struct seg *segs;
+	size_t nsegs, segcap;
+};
+
+struct usyms {
+	struct procmaps *pm;
+	struct perfmaps *jit;
+	struct efile **files;
+	size_t n, cap;
+};
+
+struct usyms *usyms_new(struct procmaps *pm)
+{
+	struct usyms *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->pm = pm;
+	u->jit = perfmaps_new();
+	if (!u->jit || elf_version(EV_CURRENT) == EV_NONE) {
+		usyms_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static void efile_free(struct efile *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->syms[i].demangled);
+	free(e->syms);
+	free(e->names);
+	free(e->segs);
+	free(e->path);
+	free(e);
+}
+
+void usyms_free(struct usyms *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->n; i++)
+		efile_free(u->files[i]);
+	free(u->files);
+	perfmaps_free(u->jit);
+	free(u);
+}
+
+static int add_sym(struct efile *e, uint64_t addr, uint64_t size,
+		   const char *name, int global)
+{
+	size_t len = strlen(name) + 1;
+
+	if (!*name || ow_grow(&e->syms, &e->cap, e->n, sizeof(*e->syms)) < 0 ||
+	    ow_grow(&e->names, &e->ncap, e->nlen + len, 1) < 0)
+		return -1;
+	e->syms[e->n++] = (struct esym){ .addr = addr, .size = size,
+					 .name = e->nlen, .global = global };
+	memcpy(e->names + e->nlen, name, len);
+	e->nlen += len;
+	return 0;
+}
+
+/* Function symbols of one symbol table section. */
+static void read_symtab(struct efile *e, Elf *elf, Elf_Scn *scn,
+			GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Sym sym;
+
+	for (size_t i = 0; data && i < n; i++) {
+		int type;
+
+		if (!gelf_getsym(data, i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		add_sym(e, sym.st_value, sym.st_size,
+			elf_strptr(elf, sh->sh_link, sym.st_name) ?: "",
+			GELF_ST_BIND(sym.st_info) != STB_LOCAL);
+	}
+}
+
+/* Symbols of elf; returns whether it had a .symtab. */
+static bool read_syms(struct efile *e, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	bool symtab = false;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			read_symtab(e, elf, scn, &sh);
+		symtab |= sh.sh_type == SHT_SYMTAB;
+	}
+	return symtab;
+}
+
+static void read_segs(struct efile *e, Elf *elf)
+{
+	size_t n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    ow_grow(&e->segs, &e->segcap, e->nsegs, sizeof(*e->segs)) < 0)
+			continue;
+		e->segs[e->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr,
+						    ph.p_filesz };
+	}
+}
+
+/* Contents of the section called name, or NULL. */
+static Elf_Data *section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		return NULL;
+	}
+	return elf;
+}
+
+/* Symbols from a debug file at path; true when it had any. */
+static bool try_debug(struct efile *e, const char *path)
+{
+	size_t before = e->n;
+	Elf *elf;
+	int fd;
+
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return false;
+	read_syms(e, elf);
+	elf_end(elf);
+	close(fd);
+	return e->n > before;
+}
+
+static bool debug_by_build_id(struct efile *e, Elf *elf)
+{
+	Elf_Data *d = section(elf, ".note.gnu.build-id");
+	const unsigned char *id;
+	char path[PATH_MAX], *p;
+	uint32_t namesz, descsz;
+
+	if (!d || d->d_size < 16)
+		return false;
+	memcpy(&namesz, d->d_buf, 4);
+	memcpy(&descsz, (char *)d->d_buf + 4, 4);
+	if (12 + ((namesz + 3) & ~3u) + descsz > d->d_size || !descsz)
+		return false;
+	id = (const unsigned char *)d->d_buf + 12 + ((namesz + 3) & ~3u);
+	p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (uint32_t i = 1; i < descsz && i < 64; i++)
+		p += sprintf(p, "%02x", id[i]);
+	strcpy(p, ".debug");
+	return try_debug(e, path);
+}
+
+static bool debug_by_link(struct efile *e, Elf *elf, const char *file)
+{
+	Elf_Data *d = section(elf, ".gnu_debuglink");
+	char path[2 * PATH_MAX + 32], dir[PATH_MAX];
+	const char *name;
+
+	if (!d || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
+		return false;
+	name = d->d_buf;
+	snprintf(dir, sizeof(dir), "%s", file);
+	dirname(dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (strcmp(path, file) && try_debug(e, path))
+		return true;
+	snprintf(path, sizeof(path), "%s/.debug/%s", dir, name);
+	if (try_debug(e, path))
+		return true;
+	snprintf(path, sizeof(path), "/usr/lib/debug%s/%s", dir, name);
+	return try_debug(e, path);
+}
+
+static int cmp_esym(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->global - x->global;	/* globals first among aliases */
+}
+
+static struct efile *load_file(uint32_t tgid, const struct pmap *m)
+{
+	struct efile *e = calloc(1, sizeof(*e));
+	char path[PATH_MAX];
+	Elf *elf;
+	int fd;
+
+	if (!e)
+		return NULL;
+	e->dev = m->dev;
+	e->ino = m->ino;
+	e->path = strdup(m->path);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
+		 "-%" PRIx64, tgid, m->start, m->end);
+	elf = open_elf(path, &fd);
+	if (!elf) {
+		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", tgid,
+			 m->path);
+		elf = open_elf(path, &fd);
+	}
+	if (!elf) {
+		snprintf(path, sizeof(path), "%s", m->path);
+		elf = open_elf(path, &fd);
+	}
+	if (elf) {
+		read_segs(e, elf);
+		if (!read_syms(e, elf) && !debug_by_build_id(e, elf))
+			debug_by_link(e, elf, m->path);
+		elf_end(elf);
+		close(fd);
+	}
+	qsort(e->syms, e->n, sizeof(*e->syms), cmp_esym);
+	return e;
+}
+
+static struct efile *get_file(struct usyms *u, uint32_t tgid,
+			      const struct pmap *m)
+{
+	struct efile *e;
+
+	for (size_t i = 0; i < u->n; i++) {
+		e = u->files[i];
+		if (m->ino ? (e->dev == m->dev && e->ino == m->ino) :
+			     (e->path && !strcmp(e->path, m->path)))
+			return e;
+	}
+	if (ow_grow(&u->files, &u->cap, u->n, sizeof(*u->files)) < 0)
+		return NULL;
+	e = load_file(tgid, m);
+	if (e)
+		u->files[u->n++] = e;
+	return e;
+}
+
+static const char *sym_name(struct efile *e, struct esym *s)
+{
+	if (!s->tried) {
+		s->tried = true;
+		s->demangled = ow_demangle(e->names + s->name);
+	}
+	return s->demangled ? s->demangled : e->names + s->name;
+}
+
+static const char *lookup(struct efile *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->n;
+	struct esym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &e->syms[lo - 1];
+	while (s > e->syms && s[-1].addr == s->addr)
+		s--;
+	if (s->size && vaddr >= s->addr + s->size)
+		return NULL;
+	return sym_name(e, s);
+}
+
+const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	const struct pmap *m = procmaps_find(u->pm, tgid, addr);
+	struct efile *e;
+	uint64_t foff;
+
+	if (!m || !m->path[0] || !strncmp(m->path, "[anon", 5) ||
+	    !strncmp(m->path, "//anon", 6))
+		return perfmaps_name(u->jit, tgid, addr);
+	if (m->path[0] != '/')
+		return NULL;		/* [vdso], [vsyscall] */
+	e = get_file(u, tgid, m);
+	if (!e)
+		return NULL;
+	foff = addr - m->start + m->off;
+	for (size_t i = 0; i < e->nsegs; i++) {
+		struct seg *s = &e->segs[i];
+
+		if (foff >= s->off && foff < s->off + s->filesz)
+			return lookup(e, foff - s->off + s->vaddr);
+	}
+	return NULL;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * usyms.h - user-space symbol lookup: process mappings + ELF symbols.
+ */
+#ifndef OW_USYMS_H
+#define OW_USYMS_H
+
+#include <stdint.h>
+#include "procmaps.h"
+
+struct usyms;
+
+struct usyms *usyms_new(struct procmaps *pm);
+void usyms_free(struct usyms *u);
+
+/* Function name (demangled) at addr in process tgid, or NULL. */
+const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
+
+#endif

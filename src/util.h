@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * util.h - the one error helper of the capture side and a few small
+ * allocation helpers.  Messages read "offwake-svg: <what failed>: <why>".
+ */
+#ifndef OW_UTIL_H
+#define OW_UTIL_H
+
+#include <stddef.h>
+
+#define OW_PROG "offwake-svg"
+
+/* Exit statuses of the capture command. */
+enum {
+	OW_EXIT_OK = 0,
+	OW_EXIT_FAIL = 1,	/* run-time failure (message on stderr) */
+	OW_EXIT_USAGE = 2,	/* bad command line, as argparse */
+};
+
+/* Print "offwake-svg: " + the formatted message + "\n" on stderr. */
+void ow_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (element size sz) so that index n fits; 0 or -1 (ENOMEM). */
+int ow_grow(void *arr, size_t *cap, size_t n, size_t sz);
+
+#endif

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: Apache-2.0
+// svg_test.js - drive the SVGs written by offwake-svg render in a real
+// browser (Debian's Chromium through playwright-core) and check what a
+// user sees: tooltips, zoom, reset, search, ignore case, URL state, the
+// chain palette's colours, and that hostile frame names run no script.
+//
+// Usage: node svg_test.js DIR ARTIFACTS
+//   DIR holds NAME.svg (and NAME.folded) written by tests/t_browser.sh;
+//   ARTIFACTS receives chain.png.  Prints PASS:/FAIL:/SKIP: lines.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const DIR = process.argv[2];
+const ARTIFACTS = process.argv[3];
+const SEARCH = "rgb(230,0,230)";
+
+function pass(n) { console.log("PASS: browser: " + n); }
+function fail(n, why) { console.log("FAIL: browser: " + n + ": " + why); }
+function skip(n, why) { console.log("SKIP: browser: " + n + ": " + why); }
+function check(n, ok, why) { if (ok) pass(n); else fail(n, why); return ok; }
+function near(a, b, tol) { return Math.abs(a - b) <= tol; }
+
+// ---- folded input: what the numbers should be ----
+
+function readFolded(name) {
+	const lines = [];
+	for (const l of fs.readFileSync(path.join(DIR, name + ".folded"), "utf8").split("\n")) {
+		const m = /^(.*?) (\d+)(?: (\d+))?$/.exec(l);
+		if (!m) continue;
+		// Differential lines are drawn with the second count.
+		lines.push({ frames: m[1].split(";"), count: Number(m[3] !== undefined ? m[3] : m[2]) });
+	}
+	return lines;
+}
+function total(lines) { return lines.reduce((s, l) => s + l.count, 0); }
+// Share of samples under a frame whose name matches: a line counts once
+// however many of its frames match.  Titles drop one trailing annotation.
+function expectedShare(lines, re) {
+	const strip = s => s.replace(/_\[[kwij]\]$/, "");
+	const hit = lines.filter(l => l.frames.some(f => re.test(strip(f))));
+	return 100 * total(hit) / total(lines);
+}
+function matchedValue(text) {
+	const m = /^Matched: ([0-9.]+)%$/.exec(text);
+	return m ? Number(m[1]) : NaN;
+}
+function commas(n) { return String(n).replace(/\B(?=(\d{3})+$)/g, ","); }
+
+// ---- browser helpers ----
+
+let ctx;
+async function open(name, query) {
+	const page = await ctx.newPage();
+	const log = { errors: [], dialogs: [], answers: [] };
+	page.on("console", m => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.text()); });
+	page.on("pageerror", e => log.errors.push("uncaught: " + e.message));
+	page.on("dialog", async d => {
+		log.dialogs.push({ type: d.type(), message: d.message() });
+		if (d.type() === "prompt" && log.answers.length) await d.accept(log.answers.shift());
+		else await d.dismiss();
+	});
+	page.log = log;
+	const url = query && query.startsWith("file:") ? query :
+		"file://" + path.join(DIR, name + ".svg") + (query || "");
+	await page.goto(url);
+	await page.waitForLoadState("load");
+	return page;
+}
+
+// Every frame as the DOM has it now.
+function frames(page) {
+	return page.evaluate(() => Array.from(document.getElementById("frames").children).map(g => {
+		const r = g.querySelector("rect"), t = g.querySelector("text");
+		return {
+			title: g.querySelector("title").textContent,
+			cls: g.getAttribute("class") || "",
+			x: parseFloat(r.getAttribute("x")), w: parseFloat(r.getAttribute("width")),
+			y: parseFloat(r.getAttribute("y")), fill: r.getAttribute("fill"),
+			label: t ? t.textContent : ""
+		};
+	}));
+}
+const nameOf = title => title.replace(/ \([^()]*\)$/, "");
+function frameIndex(list, name, nth) {
+	let seen = 0;
+	for (let i = 0; i < list.length; i++)
+		if (nameOf(list[i].title) === name && seen++ === (nth || 0)) return i;
+	return -1;
+}
+// A frame's group (rect and label): a real click lands on its centre.
+function frameLocator(page, i) {
+	return page.locator("#frames > *").nth(i);
+}
+async function text(page, id) { return page.textContent("#" + id); }
+async function cls(page, id) { return (await page.getAttribute("#" + id, "class")) || ""; }
+function params(page) { return new URL(page.url()).searchParams; }
+async function svgWidth(page) {
+	return page.evaluate(() => parseFloat(document.documentElement.getAttribute("width")));
+}
+
+// ---- checks shared by all graphs ----
+
+async function checkTooltips(tag, page, lines) {
+	const fr = await frames(page);
+	const T = total(lines);
+	const bad = fr.filter(f => !/ \(\d[\d,]* [^()]*, \d+(\.\d\d)?%(; [+-]?\d+\.\d\d%)?\)$/.test(f.title));
+	check(tag + ": every tooltip shows a count and a percentage", bad.length === 0,
+		bad.length + " bad, e.g. " + JSON.stringify(bad.slice(0, 2).map(f => f.title)));
+	const root = fr.filter(f => /^all \(/.test(f.title));
+	check(tag + ": root tooltip is the folded total", root.length === 1 &&
+		new RegExp("^all \\(" + commas(T) + " [^()]*, 100%\\)$").test(root[0].title),
+		"want all (" + commas(T) + " ..., 100%), got " + JSON.stringify(root.map(f => f.title)));
+	return fr;
+}
+
+async function checkHover(tag, page, i) {
+	const fr = await frames(page);
+	await frameLocator(page, i).hover();
+	const d = await text(page, "details");
+	check(tag + ": mouse-over shows the tooltip in the details line",
+		d === "Function: " + fr[i].title, JSON.stringify(d));
+	await page.mouse.move(1, 1);
+	const d2 = await text(page, "details");
+	check(tag + ": mouse-out clears the details line", d2 === " ", JSON.stringify(d2));
+}
+
+// Click frame i for real and check every frame against the original
+// geometry: the target fills the width, ancestors are stretched and
+// dimmed, descendants rescaled, everything else hidden.
+async function checkZoom(tag, page, orig, i, inverted, expectVisible) {
+	const full = (await svgWidth(page)) - 20;
+	const z = orig[i];
+	await frameLocator(page, i).click();
+	const now = await frames(page);
+	const ratio = full / z.w, eps = 0.001;
+	const errs = [];
+	for (let k = 0; k < orig.length; k++) {
+		const o = orig[k], n = now[k];
+		const upward = inverted ? o.y < z.y : o.y > z.y;
+		const contains = o.x <= z.x + eps && o.x + o.w >= z.x + z.w - eps;
+		const inside = !upward && o.x >= z.x - eps && o.x + o.w <= z.x + z.w + eps;
+		let want;
+		if (k === i) want = n.cls === "" && near(n.x, 10, 0.05) && near(n.w, full, 0.05);
+		else if (upward && contains) want = /\bparent\b/.test(n.cls) && near(n.x, 10, 0.05) && near(n.w, full, 0.05);
+		else if (inside) want = !/\bhide\b/.test(n.cls) &&
+			near(n.x, 10 + (o.x - z.x) * ratio, 0.15) && near(n.w, o.w * ratio, 0.2);
+		else want = /\bhide\b/.test(n.cls);
+		if (!want) errs.push(nameOf(o.title) + " -> class=" + n.cls + " x=" + n.x + " w=" + n.w);
+	}
+	check(tag + ": click zooms (target full width, ancestors parent, descendants rescaled, others hidden)",
+		errs.length === 0, errs.length + " frames wrong, e.g. " + errs.slice(0, 3).join("; "));
+	// Labels are refitted to the new widths (chars = int(w / (12 * 0.59))).
+	const lab = now.filter(n => !/hide/.test(n.cls)).filter(n => {
+		const name = Array.from(nameOf(n.title)), chars = Math.floor(n.w / (12 * 0.59));
+		const want = chars < 3 ? "" : name.length <= chars ? name.join("") : name.slice(0, chars - 2).join("") + "..";
+		return n.label !== want;
+	});
+	check(tag + ": labels are refitted to the zoomed widths", lab.length === 0,
+		JSON.stringify(lab.slice(0, 3).map(n => [n.title, n.w, n.label])));
+	if (expectVisible) {
+		const vis = now.filter(n => !/hide/.test(n.cls)).map(n => nameOf(n.title)).sort();
+		check(tag + ": visible frames are the path and the subtree from the folded data",
+			JSON.stringify(vis) === JSON.stringify(expectVisible.slice().sort()),
+			"got " + JSON.stringify(vis) + " want " + JSON.stringify(expectVisible.slice().sort()));
+	}
+	check(tag + ": Reset Zoom appears", !/hide/.test(await cls(page, "unzoom")), await cls(page, "unzoom"));
+	const p = params(page);
+	check(tag + ": zoom is kept in the URL (x, y)", p.get("x") === z.x.toFixed(1) && Number(p.get("y")) === z.y,
+		page.url());
+	return now;
+}
+
+async function checkReset(tag, page, orig) {
+	await page.click("#unzoom");
+	const now = await frames(page);
+	// (fills are the search's business: compare the geometry and labels)
+	const geo = f => JSON.stringify([f.title, f.cls, f.x, f.w, f.y, f.label]);
+	const diff = now.filter((n, k) => geo(n) !== geo(orig[k]));
+	check(tag + ": Reset Zoom restores every frame", diff.length === 0,
+		diff.length + " differ, e.g. " + JSON.stringify(diff.slice(0, 2)));
+	check(tag + ": Reset Zoom hides itself", /hide/.test(await cls(page, "unzoom")), await cls(page, "unzoom"));
+	check(tag + ": Reset Zoom clears x, y from the URL", !params(page).has("x") && !params(page).has("y"), page.url());
+}
+
+// Search through the prompt (opened by how()) and compare with the data.
+async function checkSearch(tag, page, lines, term, icase, how) {
+	page.log.answers.push(term);
+	const before = page.log.dialogs.length;
+	await how();
+	const dlg = page.log.dialogs.slice(before);
+	check(tag + ": a prompt asks for the regular expression",
+		dlg.length === 1 && dlg[0].type === "prompt", JSON.stringify(dlg));
+	const re = new RegExp(term, icase ? "i" : "");
+	const want = expectedShare(lines, re);
+	const got = matchedValue(await text(page, "matched"));
+	check(tag + ": matched % for /" + term + "/" + (icase ? "i" : "") + " agrees with the folded data (" +
+		want.toFixed(2) + "%)", near(got, want, 0.15), "shown " + JSON.stringify(await text(page, "matched")));
+	const fr = await frames(page);
+	const wrong = fr.filter(f => (f.fill === SEARCH) !== re.test(nameOf(f.title)));
+	check(tag + ": exactly the matching frames are highlighted", wrong.length === 0,
+		wrong.length + " wrong, e.g. " + JSON.stringify(wrong.slice(0, 3).map(f => [f.title, f.fill])));
+	check(tag + ": search term is kept in the URL", params(page).get("s") === term, page.url());
+	check(tag + ": the Search button turns into Reset Search",
+		(await text(page, "search")) === "Reset Search" && /show/.test(await cls(page, "search")),
+		await text(page, "search"));
+	return got;
+}
+
+async function checkSearchReset(tag, page, orig, how) {
+	const before = page.log.dialogs.length;
+	await how();
+	const fr = await frames(page);
+	const diff = fr.filter((f, k) => f.fill !== orig[k].fill);
+	check(tag + ": pressing Search again resets the highlight", diff.length === 0 &&
+		page.log.dialogs.length === before && (await text(page, "search")) === "Search",
+		diff.length + " fills differ, dialogs " + (page.log.dialogs.length - before));
+	check(tag + ": reset search clears the matched text and the URL",
+		(await text(page, "matched")).trim() === "" && !params(page).has("s"), page.url());
+}
+
+function checkClean(tag, page) {
+	check(tag + ": no console error or warning", page.log.errors.length === 0, JSON.stringify(page.log.errors));
+}
+
+// ---- the graphs ----
+
+async function testBasic() {
+	const tag = "basic", lines = readFolded(tag);
+	const page = await open(tag);
+	const orig = await checkTooltips(tag, page, lines);
+	const vr = orig[frameIndex(orig, "vfs_read")];
+	const T = total(lines), S = 400;
+	check(tag + ": a frame's tooltip has its folded count and %",
+		vr && vr.title === "vfs_read (" + S + " samples, " + (100 * S / T).toFixed(2) + "%)", vr && vr.title);
+	await checkHover(tag, page, frameIndex(orig, "vfs_read"));
+	const zi = frameIndex(orig, "sys_read");
+	await checkZoom(tag, page, orig, zi, false, ["all", "main", "read", "sys_read", "vfs_read",
+		"ext4_file_read_iter", "Read_Cache_Lookup"]);
+	// Clicking a dimmed ancestor zooms out to it.
+	const mi = frameIndex(orig, "main");
+	await frameLocator(page, mi).click();
+	const m = await frames(page);
+	check(tag + ": clicking a parent zooms to it", near(m[mi].w, (await svgWidth(page)) - 20, 0.05) && m[mi].cls === "" &&
+		!/hide/.test(m[frameIndex(orig, "write")].cls) && /hide/.test(m[frameIndex(orig, "other")].cls),
+		JSON.stringify([m[mi], m[frameIndex(orig, "other")]]));
+	await checkReset(tag, page, orig);
+
+	await checkSearch(tag + " (Search button)", page, lines, "read", false, () => page.click("#search"));
+	const prompt = page.log.dialogs[page.log.dialogs.length - 1];
+	check(tag + ": prompt mentions regular expressions", /regular expression|regexp/i.test(prompt.message), prompt.message);
+	// Ignore case: the button and Ctrl-I re-run the current search.
+	await page.click("#ignorecase");
+	const re = /read/i, want = expectedShare(lines, re);
+	const got = matchedValue(await text(page, "matched"));
+	check(tag + ": ic button makes the search ignore case (" + want.toFixed(2) + "%)",
+		near(got, want, 0.15) && /show/.test(await cls(page, "ignorecase")), await text(page, "matched"));
+	const fr = await frames(page);
+	check(tag + ": ignore case highlights READ_helper too",
+		fr[frameIndex(fr, "READ_helper")].fill === SEARCH, fr[frameIndex(fr, "READ_helper")].fill);
+	await page.keyboard.press("Control+i");
+	check(tag + ": Ctrl-I toggles ignore case back",
+		near(matchedValue(await text(page, "matched")), expectedShare(lines, /read/), 0.15) &&
+		!/show/.test(await cls(page, "ignorecase")), await text(page, "matched"));
+	await checkSearchReset(tag, page, orig, () => page.click("#search"));
+
+	await checkSearch(tag + " (Ctrl-F)", page, lines, "^(main|sys_\\w+)$", false,
+		() => page.keyboard.press("Control+f"));
+	await checkSearchReset(tag + " (F3)", page, orig, () => page.keyboard.press("F3"));
+	await checkSearch(tag + " (F3)", page, lines, "_read$", false, () => page.keyboard.press("F3"));
+
+	// Zoom and search together, then reload from the URL.
+	await frameLocator(page, frameIndex(orig, "compute")).click();
+	const zoomed = await frames(page), url = page.url();
+	const p2 = await open(tag, url);
+	const again = await frames(p2);
+	check(tag + ": URL parameters restore zoom and search in a new page",
+		JSON.stringify(again) === JSON.stringify(zoomed) &&
+		(await text(p2, "matched")) === (await text(page, "matched")) &&
+		!/hide/.test(await cls(p2, "unzoom")), url);
+	checkClean(tag, page);
+	checkClean(tag + " (restored)", p2);
+	await p2.close();
+	await page.close();
+}
+
+async function testInverted() {
+	const tag = "inverted", lines = readFolded("basic");
+	const page = await open(tag);
+	const orig = await checkTooltips(tag, page, lines);
+	const root = orig[frameIndex(orig, "all")];
+	check(tag + ": root is the top row", orig.every(f => f.y >= root.y), "root y " + root.y);
+	await checkHover(tag, page, frameIndex(orig, "inner"));
+	await checkZoom(tag, page, orig, frameIndex(orig, "inner"), true,
+		["all", "main", "compute", "inner", "READ_helper"]);
+	await checkReset(tag, page, orig);
+	await checkSearch(tag, page, lines, "comp|help", false, () => page.keyboard.press("Control+f"));
+	checkClean(tag, page);
+	await page.close();
+}
+
+async function testFlamechart() {
+	const tag = "flamechart", lines = readFolded(tag);
+	const page = await open(tag);
+	const orig = await checkTooltips(tag, page, lines);
+	// "init" occurs twice in time order; zooming to the second keeps only it.
+	const second = frameIndex(orig, "init", 1);
+	check(tag + ": repeated frames stay apart in time order", second > 0 &&
+		orig[second].x > orig[frameIndex(orig, "run")].x, JSON.stringify(orig.map(f => f.title)));
+	await checkZoom(tag, page, orig, second, false, ["all", "main", "init", "load_config"]);
+	await checkReset(tag, page, orig);
+	await checkSearch(tag, page, lines, "^init$", false, () => page.click("#search"));
+	checkClean(tag, page);
+	await page.close();
+}
+
+async function testDifferential() {
+	const tag = "differential", lines = readFolded(tag);
+	const page = await open(tag);
+	const orig = await checkTooltips(tag, page, lines);
+	const grew = orig[frameIndex(orig, "grew")], shrank = orig[frameIndex(orig, "shrank")];
+	check(tag + ": tooltips carry the delta", /; \+\d+\.\d\d%\)$/.test(grew.title) &&
+		/; -\d+\.\d\d%\)$/.test(shrank.title), grew.title + " / " + shrank.title);
+	check(tag + ": grown frames are red, shrunk ones blue",
+		/^rgb\(255,/.test(grew.fill) && /,255\)$/.test(shrank.fill), grew.fill + " / " + shrank.fill);
+	await checkZoom(tag, page, orig, frameIndex(orig, "work"), false, null);
+	await checkReset(tag, page, orig);
+	await checkSearch(tag, page, lines, "grew|same", false, () => page.keyboard.press("Control+f"));
+	checkClean(tag, page);
+	await page.close();
+}
+
+async function testBig() {
+	const tag = "big", lines = readFolded(tag);
+	let t0 = Date.now();
+	const page = await open(tag);
+	const loadMs = Date.now() - t0;
+	const orig = await checkTooltips(tag, page, lines);
+	check(tag + ": " + lines.length + "-line input, " + orig.length + " frames, loads in " + loadMs + " ms",
+		loadMs < 20000 && orig.length > 1000, loadMs + " ms, " + orig.length + " frames");
+	// The widest frame at depth 2.
+	const root = orig[frameIndex(orig, "all")];
+	const cand = orig.map((f, i) => i).filter(i => orig[i].y === root.y - 32)
+		.sort((a, b) => orig[b].w - orig[a].w);
+	if (!check(tag + ": has frames at depth 2", cand.length > 0, "none")) return;
+	t0 = Date.now();
+	await checkZoom(tag, page, orig, cand[0], false, null);
+	const zoomMs = Date.now() - t0;
+	check(tag + ": zoom takes " + zoomMs + " ms", zoomMs < 10000, zoomMs + " ms");
+	await checkReset(tag, page, orig);
+	await checkSearch(tag, page, lines, "^svc_[AB]$", false, () => page.keyboard.press("Control+f"));
+	await checkSearchReset(tag, page, orig, () => page.keyboard.press("Control+f"));
+	await checkSearch(tag + " (ic)", page, lines, "^SVC_C", false, () => page.keyboard.press("F3"));
+	await page.keyboard.press("Control+i");
+	check(tag + ": ignore case changes the result",
+		near(matchedValue(await text(page, "matched")), expectedShare(lines, /^SVC_C/i), 0.15) &&
+		expectedShare(lines, /^SVC_C/i) > 1, await text(page, "matched"));
+	checkClean(tag, page);
+	await page.close();
+}
+
+async function testHostile() {
+	const tag = "hostile", lines = readFolded(tag);
+	const page = await open(tag);
+	await page.waitForTimeout(300);
+	const orig = await frames(page);
+	const names = new Set(orig.map(f => nameOf(f.title)));
+	const raw = new Set(lines.flatMap(l => l.frames));
+	const lost = [...raw].filter(n => !names.has(n));
+	check(tag + ": hostile names are plain text in the tooltips", lost.length === 0, JSON.stringify(lost));
+	const dom = await page.evaluate(() => ({
+		scripts: document.getElementsByTagName("script").length,
+		svgs: document.getElementsByTagName("svg").length,
+		handlers: Array.from(document.querySelectorAll("*")).filter(e =>
+			Array.from(e.attributes).some(a => /^on/i.test(a.name)) && e !== document.documentElement).length,
+		title: document.getElementById("title").textContent
+	}));
+	check(tag + ": no injected elements (one script, one svg, no handlers)",
+		dom.scripts === 1 && dom.svgs === 1 && dom.handlers === 0, JSON.stringify(dom));
+	check(tag + ": hostile --title is shown as text", dom.title === "<script>alert(1)</script>", dom.title);
+	const hi = frameIndex(orig, "</text><script>alert(1)</script>");
+	await frameLocator(page, hi).hover();
+	const d = await text(page, "details");
+	check(tag + ": hostile --nametype and name are shown as text on mouse-over",
+		d === "</script><b>]]>: " + orig[hi].title, JSON.stringify(d));
+	await frameLocator(page, hi).click();
+	await checkSearch(tag, page, lines, "<script>|onload", false, () => page.keyboard.press("Control+f"));
+	await checkReset(tag, page, orig);
+	await page.waitForTimeout(300);
+	const alerts = page.log.dialogs.filter(x => x.type !== "prompt");
+	check(tag + ": no dialog opened", alerts.length === 0, JSON.stringify(alerts));
+	checkClean(tag, page);
+	await page.close();
+}
+
+// --nameattr: a frame that is a link follows it on a plain click and
+// zooms on Ctrl-click.
+async function testNameattr() {
+	const tag = "nameattr";
+	const page = await open(tag);
+	const orig = await frames(page);
+	const i = frameIndex(orig, "compute");
+	const kind = await page.evaluate(i => document.getElementById("frames").children[i].localName, i);
+	check(tag + ": frame with href is a link", kind === "a", kind);
+	await frameLocator(page, i).click();
+	check(tag + ": plain click follows the link, no zoom", new URL(page.url()).hash === "#compute-docs" &&
+		/hide/.test(await cls(page, "unzoom")), page.url());
+	await frameLocator(page, i).click({ modifiers: ["Control"] });
+	const now = await frames(page);
+	check(tag + ": Ctrl-click zooms to the linked frame", near(now[i].w, (await svgWidth(page)) - 20, 0.05) &&
+		/hide/.test(now[frameIndex(orig, "write")].cls) && new URL(page.url()).hash === "#compute-docs", page.url());
+	checkClean(tag, page);
+	await page.close();
+}
+
+// Screenshot of the chain-palette graph; check the colours on the pixels.
+async function testChain() {
+	const tag = "chain";
+	const page = await open(tag);
+	const W = await svgWidth(page);
+	const H = await page.evaluate(() => parseFloat(document.documentElement.getAttribute("height")));
+	await page.setViewportSize({ width: Math.ceil(W), height: Math.ceil(H) });
+	fs.mkdirSync(ARTIFACTS, { recursive: true });
+	const png = path.join(ARTIFACTS, "chain.png");
+	const buf = await page.screenshot({ path: png });
+	check(tag + ": screenshot kept as " + png, fs.statSync(png).size > 1000, "empty screenshot");
+	const fr = await frames(page);
+	const rgb = s => (/^rgb\((\d+),(\d+),(\d+)\)$/.exec(s) || []).slice(1).map(Number);
+	const kinds = {
+		"blue off-CPU frame": c => c[0] >= 80 && c[0] < 141 && c[1] >= 80 && c[1] < 141 && c[2] >= 205,
+		"grey -- divider": c => c[0] === 160 && c[1] === 160 && c[2] === 160,
+		"aqua waker frame": c => c[0] >= 50 && c[0] < 111 && c[1] >= 165 && c[1] < 221 && c[2] >= 165 && c[2] < 221,
+	};
+	// The dominant colour inside each frame's box, read back from the PNG.
+	const shot = await ctx.newPage();
+	for (const kind of Object.keys(kinds)) {
+		const f = fr.filter(f => f.w > 20 && kinds[kind](rgb(f.fill)))
+			.filter(f => kind !== "blue off-CPU frame" || !/^all \(/.test(f.title))
+			.sort((a, b) => b.w - a.w)[0];
+		if (!f) { fail(tag + ": " + kind, "no such frame in the SVG"); continue; }
+		const box = { x: Math.round(f.x) + 3, y: Math.round(f.y) + 2, w: Math.round(f.w) - 6, h: 11 };
+		const px = await shot.evaluate(async ([b64, box]) => {
+			const img = new Image();
+			img.src = "data:image/png;base64," + b64;
+			await img.decode();
+			const c = document.createElement("canvas");
+			c.width = img.width; c.height = img.height;
+			const g = c.getContext("2d");
+			g.drawImage(img, 0, 0);
+			const d = g.getImageData(box.x, box.y, box.w, box.h).data;
+			const n = {};
+			for (let i = 0; i < d.length; i += 4) {
+				const k = d[i] + "," + d[i + 1] + "," + d[i + 2];
+				n[k] = (n[k] || 0) + 1;
+			}
+			return Object.keys(n).sort((a, b) => n[b] - n[a])[0];
+		}, [buf.toString("base64"), box]);
+		const c = px.split(",").map(Number), want = rgb(f.fill);
+		check(tag + ": " + kind + " (" + nameOf(f.title) + ") is painted " + f.fill,
+			kinds[kind](c) && c.every((v, k) => Math.abs(v - want[k]) <= 2), "pixels are rgb(" + px + ")");
+	}
+	await shot.close();
+	checkClean(tag, page);
+	await page.close();
+}
+
+async function main() {
+	const prof = fs.mkdtempSync(path.join(os.tmpdir(), "offwake-chromium-"));
+	try {
+		ctx = await chromium.launchPersistentContext(prof, {
+			executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+			headless: true,
+			viewport: { width: 1280, height: 800 },
+			deviceScaleFactor: 1,
+			args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+				"--disable-component-update", "--disable-sync", "--no-first-run"],
+		});
+	} catch (e) {
+		fail("launch chromium", String(e.message).split("\n")[0]);
+		return;
+	}
+	ctx.setDefaultTimeout(10000);	// a missing element fails fast
+	const tests = { basic: testBasic, inverted: testInverted, flamechart: testFlamechart,
+		differential: testDifferential, nameattr: testNameattr, big: testBig, hostile: testHostile, chain: testChain };
+	for (const [name, fn] of Object.entries(tests)) {
+		if (!fs.existsSync(path.join(DIR, name + ".svg"))) {
+			skip(name, "no SVG was rendered");
+			continue;
+		}
+		try {
+			await fn();
+		} catch (e) {
+			fail(name, "exception: " + String(e && e.stack || e).split("\n").slice(0, 3).join(" | "));
+		}
+	}
+	await ctx.close();
+	fs.rmSync(prof, { recursive: true, force: true });
+}
+
+main().catch(e => { fail("harness", String(e)); process.exitCode = 1; });

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_browser.sh - real-browser tests of the SVG (issue 5): renders graphs with
+# $OFFWAKE render and has tests/browser/svg_test.js open them from file:// in
+# Debian's Chromium (driven by playwright-core), click, type and read the DOM.
+# Installs chromium and playwright-core when missing; skips, saying why, only
+# when they cannot be installed.  Keeps build/browser/chain.png as an artifact.
+. "$(dirname "$0")/lib.sh"
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
+BROWSER_DIR=$TOP/tests/browser
+ARTIFACTS=$TOP/build/browser
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+if [ ! -x "$OFFWAKE" ]; then
+	fail browser "no binary at $OFFWAKE (run make first)"
+	exit 0
+fi
+
+# ---- what the tests need: chromium, node >= 20, playwright-core ----
+if [ ! -x "$CHROMIUM" ] && ! sh "$TOP/tests/deps.sh" chromium >&2; then
+	skip browser "Debian package chromium could not be installed"
+	exit 0
+fi
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	sh "$TOP/tests/deps.sh" nodejs npm >&2
+fi
+if ! node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null; then
+	skip browser "node >= 20 with npm is needed for playwright-core (have: $(node --version 2>&1))"
+	exit 0
+fi
+if [ ! -f "$BROWSER_DIR/node_modules/playwright-core/package.json" ]; then
+	echo "browser: installing playwright-core (npm ci in tests/browser)" >&2
+	if ! (cd "$BROWSER_DIR" && npm ci --no-audit --no-fund --loglevel=error </dev/null >&2); then
+		skip browser "npm could not install playwright-core"
+		exit 0
+	fi
+fi
+
+# ---- inputs ----
+D=$TMPD/svg
+mkdir -p "$D"
+
+cat > "$D/basic.folded" <<'EOF'
+main;read;sys_read;vfs_read;ext4_file_read_iter 300
+main;read;sys_read;vfs_read 100
+main;read;sys_read;Read_Cache_Lookup 50
+main;compute;inner;READ_helper 200
+main;compute;inner 150
+main;compute;crunch 120
+main;write;sys_write;vfs_write 180
+main;write;sys_write 20
+other;work;thread_read 70
+other;idle 40
+EOF
+
+# Time order: "init" runs twice, apart.
+cat > "$D/flamechart.folded" <<'EOF'
+main;init;load_config 30
+main;run;work 50
+main;run;io 20
+main;init;load_config 10
+main;init 5
+EOF
+
+cat > "$D/differential.folded" <<'EOF'
+main;work;grew 100 300
+main;work;shrank 300 100
+main;work;same 200 200
+main;other 50 60
+EOF
+
+cat > "$D/hostile.folded" <<'EOF'
+main;</text><script>alert(1)</script> 400
+main;"><svg onload=alert(1)> 300
+main;<img src=x onerror=alert(1)>;]]><script>alert(2)</script> 200
+main;&amp;&lt;&#x3c;;javascript:alert(3) 150
+main;fn(int) (9 samples, 100%);it's 100
+EOF
+
+# The chain example when the repository has one, else a small chain input.
+if [ -f "$TOP/examples/offwake-tar-gzip.folded" ]; then
+	cp "$TOP/examples/offwake-tar-gzip.folded" "$D/chain.folded"
+else
+	cat > "$D/chain.folded" <<'EOF'
+tar;sys_read;vfs_read;pipe_read;schedule;--;gzip;sys_write;vfs_write;pipe_write;wake_up 5000
+tar;sys_write;schedule;--;gzip;do_exit 1000
+gzip;sys_read;pipe_read;schedule;--;tar;sys_write;pipe_write;wake_up 3000
+gzip;sys_read;pipe_read;schedule;--;tar;-;ksoftirqd;run_timer 1500
+EOF
+fi
+
+# 100,000 lines, deterministic: 8 services, a skewed module choice, then a
+# random walk over a few thousand function names.
+awk 'BEGIN {
+	s = 12345
+	for (i = 0; i < 100000; i++) {
+		s = (s * 1103515245 + 12345) % 2147483648; r = s / 2147483648
+		line = "svc_" substr("ABCDEFGH", int(r * 8) + 1, 1)
+		s = (s * 1103515245 + 12345) % 2147483648; r = s / 2147483648
+		line = line ";mod_" int(50 * r * r * r)
+		s = (s * 1103515245 + 12345) % 2147483648
+		depth = 2 + s % 9
+		for (d = 0; d < depth; d++) {
+			s = (s * 1103515245 + 12345) % 2147483648
+			line = line ";fn_" (s % (200 * (d + 1)))
+		}
+		s = (s * 1103515245 + 12345) % 2147483648
+		print line " " (1 + s % 50)
+	}
+}' > "$D/big.folded"
+check "browser: 100k-line input generated" [ "$(wc -l < "$D/big.folded")" -eq 100000 ]
+
+# ---- render ----
+render() {	# NAME INPUT [options...]
+	local name=$1 in=$2; shift 2
+	if "$OFFWAKE" render "$@" "$D/$in.folded" > "$D/$name.svg" 2> "$D/$name.err"; then
+		pass "browser: render $name"
+	else
+		fail "browser: render $name" "exit $?: $(head -c 300 "$D/$name.err")"
+		rm -f "$D/$name.svg"
+	fi
+}
+render basic basic
+render inverted basic --inverted
+render flamechart flamechart --flamechart
+render differential differential
+printf 'compute\thref=#compute-docs\tid=fcompute\n' > "$D/attrs"
+render nameattr basic --nameattr="$D/attrs"
+render big big
+render hostile hostile --title='<script>alert(1)</script>' \
+	--subtitle='"><svg onload=alert(1)>' --nametype='</script><b>]]>:'
+render chain chain --colors=chain --countname=us
+
+# ---- drive the browser ----
+mkdir -p "$ARTIFACTS"
+CHROMIUM=$CHROMIUM node "$BROWSER_DIR/svg_test.js" "$D" "$ARTIFACTS"
+st=$?
+[ $st -eq 0 ] || fail "browser: svg_test.js" "exited with status $st"
+exit 0

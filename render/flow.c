@@ -43,16 +43,25 @@ struct ids {
 	size_t n, cap;
 };
 
+static int ids_reserve(struct ids *a, size_t more)
+{
+	if (a->n + more <= a->cap)
+		return 0;
+	size_t c = a->cap ? a->cap : 64;
+	while (c < a->n + more)
+		c *= 2;
+	uint32_t *p = realloc(a->v, c * sizeof(*p));
+	if (!p)
+		return -1;
+	a->v = p;
+	a->cap = c;
+	return 0;
+}
+
 static int ids_push(struct ids *a, uint32_t x)
 {
-	if (a->n == a->cap) {
-		size_t c = a->cap ? a->cap * 2 : 64;
-		uint32_t *p = realloc(a->v, c * sizeof(*p));
-		if (!p)
-			return -1;
-		a->v = p;
-		a->cap = c;
-	}
+	if (a->n == a->cap && ids_reserve(a, 1))
+		return -1;
 	a->v[a->n++] = x;
 	return 0;
 }
@@ -67,6 +76,7 @@ struct state {
 	struct fg_stacks *s;
 	struct fg_flow *out;
 	int chain;
+	double mwt;		/* minwidth in count units */
 	uint32_t dashdash;
 	struct ids prev, cur, parts;
 	struct open_frame *open;
@@ -74,6 +84,7 @@ struct state {
 	struct pnum t;
 	/* the group of nodes closed at the same end string */
 	char gstr[64];
+	int gstr_nv;		/* gstr holds the group's end (a double's string) */
 	struct fg_num gend;
 	size_t gstart;
 	int gflows;
@@ -95,53 +106,62 @@ static int ensure_open(struct state *st, size_t n)
 	return 0;
 }
 
-static uint64_t gkey(uint32_t frame, uint32_t depth)
+static uint32_t gkey(uint32_t frame, uint32_t depth)
 {
-	return fg_mix(frame, depth);
+	return fg_h32(fg_mix(frame, depth));
 }
 
 static int gtab_insert(struct state *st, size_t idx)
 {
 	struct fg_idtab *t = &st->gtab;
 	const struct fg_node *nd = &st->out->nodes[idx];
-	uint64_t h = gkey(nd->frame, nd->depth);
+	uint32_t h = gkey(nd->frame, nd->depth);
 	size_t i = h & t->mask;
 
-	while (t->slot[i])
+	while (t->slot[i].id)
 		i = (i + 1) & t->mask;
-	t->slot[i] = idx + 1;
-	t->hash[i] = h;
-	t->used++;
-	return fg_idtab_reserve(t);
+	return fg_idtab_put(t, i, idx, h);
 }
 
 static long gtab_find(struct state *st, uint32_t frame, uint32_t depth)
 {
 	struct fg_idtab *t = &st->gtab;
-	uint64_t h = gkey(frame, depth);
+	uint32_t h = gkey(frame, depth);
 
-	for (size_t i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
-		size_t idx = t->slot[i] - 1;
+	for (size_t i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
+		size_t idx = t->slot[i].id - 1;
 		const struct fg_node *nd = &st->out->nodes[idx];
-		if (t->hash[i] == h && idx >= st->gstart && nd->frame == frame && nd->depth == depth)
+		if (t->slot[i].h == h && idx >= st->gstart && nd->frame == frame &&
+		    nd->depth == depth && !nd->dropped)
 			return (long)idx;
 	}
 	return -1;
 }
 
-/* Start a flow step at time T: find or start the group of its end string. */
+/* Start a flow step at time T: find or start the group of its end string.
+ * Integer times are compared as integers; the string is made only when a
+ * double is involved. */
 static int group_at(struct state *st)
 {
 	char buf[64];
 	int same;
 
-	pnum_fmt(st->t, buf, sizeof(buf));
-	same = st->out->n > st->gstart && !strcmp(buf, st->gstr);
+	if (!st->t.is_nv && st->gend.kind == 0 && !st->gstr_nv) {
+		same = st->out->n > st->gstart && (uint64_t)st->t.iv == st->gend.u;
+		buf[0] = 0;
+	} else {
+		if (!st->gstr_nv)	/* the group's own string, made late */
+			pnum_fmt(fg_num_get(st->gend), st->gstr, sizeof(st->gstr));
+		pnum_fmt(st->t, buf, sizeof(buf));
+		same = st->out->n > st->gstart && !strcmp(buf, st->gstr);
+	}
 	if (!same) {
-		memcpy(st->gstr, buf, sizeof(buf));
 		struct pnum e = st->t;
-		if (e.is_nv)
+		st->gstr_nv = e.is_nv;
+		if (e.is_nv) {
+			memcpy(st->gstr, buf, sizeof(buf));
 			e = pnum_nv(strtod(buf, NULL));
+		}
 		st->gend = fg_num_from(e);
 		st->gstart = st->out->n;
 		st->gflows = 1;
@@ -161,6 +181,8 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 	struct open_frame *of = &st->open[depth];
 
 	if (st->gflows > 1) {
+		/* a node with the same name, depth and end: Perl keeps one entry,
+		 * with this later start, which makes it zero-width */
 		long idx = gtab_find(st, frame, depth);
 		if (idx >= 0) {
 			o->nodes[idx].start = fg_num_from(of->start);
@@ -168,9 +190,13 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 				o->nodes[idx].delta = fg_num_from(of->delta);
 				o->nodes[idx].has_delta = 1;
 			}
+			if (0 < st->mwt)
+				o->nodes[idx].dropped = 1;
 			return 0;
 		}
 	}
+	if (pnum_d(pnum_sub(fg_num_get(st->gend), of->start)) < st->mwt)
+		return 0;	/* pruned */
 	if (o->n == o->cap) {
 		size_t c = o->cap ? o->cap * 2 : 1024;
 		struct fg_node *p = realloc(o->nodes, c * sizeof(*p));
@@ -185,6 +211,7 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 	nd->start = fg_num_from(of->start);
 	nd->end = st->gend;
 	nd->has_delta = (uint8_t)of->has_delta;
+	nd->dropped = 0;
 	if (of->has_delta)
 		nd->delta = fg_num_from(of->delta);
 	if (st->gflows > 1)
@@ -281,9 +308,10 @@ static int on_line(void *ctx, const struct fg_line *l)
 		if (chain_rewrite(st, l->fields, l->nfields, cur))
 			return -1;
 	} else {
-		for (size_t i = 0; i < l->nfields; i++)
-			if (ids_push(cur, l->fields[i]))
-				return -1;
+		if (ids_reserve(cur, l->nfields + 1))
+			return -1;
+		memcpy(cur->v + cur->n, l->fields, l->nfields * sizeof(*cur->v));
+		cur->n += l->nfields;
 	}
 	while (cur->n > 1 && cur->v[cur->n - 1] == 0)	/* trailing empty fields */
 		cur->n--;
@@ -309,7 +337,22 @@ static int on_line(void *ctx, const struct fg_line *l)
 	return 0;
 }
 
-int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, struct fg_flow *out)
+static int add_width(void *ctx, const struct fg_line *l)
+{
+	struct pnum *t = ctx;
+
+	*t = pnum_add(*t, fg_count_pnum(l->info->two ? l->info->c2 : l->info->c1));
+	return 0;
+}
+
+int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total)
+{
+	*total = pnum_iv(0);
+	return fg_stacks_walk(s, !flamechart, 1, add_width, total);
+}
+
+int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
+		  struct fg_flow *out)
 {
 	struct state st;
 	int ret;
@@ -319,13 +362,14 @@ int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, struct fg_flow
 	st.s = s;
 	st.out = out;
 	st.chain = chain;
+	st.mwt = minwidth_time;
 	st.dashdash = fg_frame_lookup(s, "--", 2);
 	st.t = pnum_iv(0);
 	out->maxdelta = pnum_iv(1);
 	if (fg_idtab_init(&st.gtab, 64))
 		ret = -1;
 	else
-		ret = fg_stacks_walk(s, !flamechart, on_line, &st);
+		ret = fg_stacks_walk(s, !flamechart, 0, on_line, &st);
 	if (!ret) {
 		st.cur.n = 0;
 		ret = flow(&st, NULL);

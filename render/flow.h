@@ -27,6 +27,7 @@ struct fg_node {
 	struct fg_num start, end;	/* end as read back from its string */
 	struct fg_num delta;
 	uint8_t has_delta;
+	uint8_t dropped;	/* merged with a zero-width twin and pruned */
 };
 
 struct fg_flow {
@@ -36,12 +37,17 @@ struct fg_flow {
 	struct pnum maxdelta;	/* at least 1 */
 };
 
+/* T, the sum of the counts, added in merge order as Perl adds them. */
+int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total);
+
 /*
  * Merge the stack set's lines (sorted, or input order for flamechart).
- * chain: apply the chain palette rewrite of waker frames.
- * Returns 0, or -1 on allocation failure.
+ * chain: apply the chain palette rewrite of waker frames.  Nodes narrower
+ * than minwidth_time (count units) are pruned as they close, so only the
+ * nodes that will be drawn are kept.  Returns 0, or -1 on allocation failure.
  */
-int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, struct fg_flow *out);
+int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
+		  struct fg_flow *out);
 void fg_flow_free(struct fg_flow *f);
 
 #endif

@@ -9,38 +9,34 @@
 int fg_idtab_init(struct fg_idtab *t, size_t cap)
 {
 	t->slot = calloc(cap, sizeof(*t->slot));
-	t->hash = malloc(cap * sizeof(*t->hash));
 	t->mask = cap - 1;
 	t->used = 0;
-	return t->slot && t->hash ? 0 : -1;
+	return t->slot ? 0 : -1;
 }
 
 void fg_idtab_free(struct fg_idtab *t)
 {
 	free(t->slot);
-	free(t->hash);
 	t->slot = NULL;
-	t->hash = NULL;
 }
 
-int fg_idtab_reserve(struct fg_idtab *t)
+int fg_idtab_put(struct fg_idtab *t, size_t i, uint32_t id, uint32_t h)
 {
-	if ((t->used + 1) * 8 <= (t->mask + 1) * 5)
+	t->slot[i].id = id + 1;
+	t->slot[i].h = h;
+	t->used++;
+	if (t->used * 8 <= (t->mask + 1) * 5)
 		return 0;
 	struct fg_idtab n;
-	size_t cap = (t->mask + 1) * 2;
-	if (fg_idtab_init(&n, cap) < 0) {
-		fg_idtab_free(&n);
+	if (fg_idtab_init(&n, (t->mask + 1) * 2))
 		return -1;
-	}
-	for (size_t i = 0; i <= t->mask; i++) {
-		if (!t->slot[i])
+	for (size_t k = 0; k <= t->mask; k++) {
+		if (!t->slot[k].id)
 			continue;
-		size_t j = t->hash[i] & n.mask;
-		while (n.slot[j])
+		size_t j = t->slot[k].h & n.mask;
+		while (n.slot[j].id)
 			j = (j + 1) & n.mask;
-		n.slot[j] = t->slot[i];
-		n.hash[j] = t->hash[i];
+		n.slot[j] = t->slot[k];
 	}
 	n.used = t->used;
 	fg_idtab_free(t);

@@ -43,7 +43,7 @@ static inline void ob_room(struct outbuf *o, size_t len)
 		ob_flush(o);
 }
 
-void ob_write(struct outbuf *o, const char *s, size_t len)
+void ob_write_slow(struct outbuf *o, const char *s, size_t len)
 {
 	if (len > o->cap / 2) {
 		ob_flush(o);
@@ -54,11 +54,6 @@ void ob_write(struct outbuf *o, const char *s, size_t len)
 	ob_room(o, len);
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
-}
-
-void ob_puts(struct outbuf *o, const char *s)
-{
-	ob_write(o, s, strlen(s));
 }
 
 void ob_printf(struct outbuf *o, const char *fmt, ...)
@@ -101,48 +96,74 @@ static size_t put_u64(char *p, unsigned long long v)
 	return n;
 }
 
-void ob_fixed(struct outbuf *o, double v, int decimals)
+int fg_round_fixed(double v, int decimals, long long *out)
 {
 	static const double scale[] = { 1, 10, 100 };
 	double y = v * scale[decimals];
 
-	/* fast path away from ties and large values; else let printf round */
-	if (fabs(y) < 1e15) {
-		double fl = floor(y), frac = y - fl;
-		if (fabs(frac - 0.5) > 1e-6) {
-			long long r = (long long)(frac > 0.5 ? fl + 1 : fl);
-			char *p;
-			ob_room(o, 48);
-			p = o->buf + o->n;
-			if (r < 0 || (r == 0 && v < 0)) {
-				*p++ = '-';
-				r = -r;
-			}
-			unsigned long long ip = (unsigned long long)r / (decimals == 1 ? 10 : 100);
-			unsigned long long fp = (unsigned long long)r % (decimals == 1 ? 10 : 100);
-			p += put_u64(p, ip);
-			*p++ = '.';
-			if (decimals == 2)
-				*p++ = '0' + fp / 10;
-			*p++ = '0' + fp % 10;
-			o->n = p - o->buf;
-			return;
-		}
+	/* away from ties (and from huge values) the scaled product rounds as
+	 * printf rounds the exact binary value; near a tie, printf decides */
+	if (!(fabs(y) < 1e15))
+		return -1;
+	double fl = floor(y), frac = y - fl;
+	if (fabs(frac - 0.5) <= 1e-6)
+		return -1;
+	*out = (long long)(frac > 0.5 ? fl + 1 : fl);
+	return 0;
+}
+
+void ob_scaled(struct outbuf *o, long long r, int decimals, int negative)
+{
+	char *p;
+
+	ob_room(o, 48);
+	p = o->buf + o->n;
+	if (r < 0 || (r == 0 && negative)) {
+		*p++ = '-';
+		r = -r;
 	}
-	ob_printf(o, decimals == 1 ? "%.1f" : "%.2f", v);
+	if (decimals == 0) {
+		p += put_u64(p, (unsigned long long)r);
+	} else {
+		unsigned long long div = decimals == 1 ? 10 : 100;
+		unsigned long long fp = (unsigned long long)r % div;
+		p += put_u64(p, (unsigned long long)r / div);
+		*p++ = '.';
+		if (decimals == 2)
+			*p++ = '0' + fp / 10;
+		*p++ = '0' + fp % 10;
+	}
+	o->n = p - o->buf;
+}
+
+void ob_fixed(struct outbuf *o, double v, int decimals)
+{
+	long long r;
+
+	if (!fg_round_fixed(v, decimals, &r))
+		ob_scaled(o, r, decimals, v < 0);
+	else
+		ob_printf(o, decimals == 1 ? "%.1f" : "%.2f", v);
 }
 
 void ob_perlnum(struct outbuf *o, double v)
 {
-	if (v == floor(v) && fabs(v) < 1e15 && v != 0) {
+	/* integers and halves (every y coordinate with an even font size)
+	 * print the same with %.15g as written out here */
+	double twice = v * 2;
+	if (twice == floor(twice) && fabs(v) < 1e14 && v != 0) {
 		ob_room(o, 24);
 		char *p = o->buf + o->n;
-		long long i = (long long)v;
+		long long i = (long long)twice;
 		if (i < 0) {
 			*p++ = '-';
 			i = -i;
 		}
-		p += put_u64(p, (unsigned long long)i);
+		p += put_u64(p, (unsigned long long)(i / 2));
+		if (i % 2) {
+			*p++ = '.';
+			*p++ = '5';
+		}
 		o->n = p - o->buf;
 		return;
 	}
@@ -151,23 +172,27 @@ void ob_perlnum(struct outbuf *o, double v)
 	ob_write(o, tmp, n);
 }
 
+/* Bytes each context must look at: 1 = stop the plain copy here. */
+#define XML_SPECIALS [0 ... 0x1f] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, [0xEF] = 1
+static const unsigned char special[4][256] = {
+	[OB_ESC_TEXT] = { XML_SPECIALS },
+	[OB_ESC_ATTR] = { XML_SPECIALS, ['"'] = 1 },
+	[OB_ESC_COMMENT] = { XML_SPECIALS, ['-'] = 1 },
+	[OB_ESC_CSS] = { XML_SPECIALS, ['{'] = 1, ['}'] = 1, [';'] = 1, ['\\'] = 1,
+			 ['"'] = 1, ['\''] = 1 },
+};
+
 void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how)
 {
 	size_t i = 0;
+	const unsigned char *sp;
 
+	sp = special[how];
 	while (i < len) {
 		size_t run = i;
 		/* copy runs of bytes that need nothing */
-		while (run < len) {
-			unsigned char c = s[run];
-			if (c == '&' || c == '<' || c == '>' || c < 0x20 || c == 0xEF ||
-			    (c == '"' && how == OB_ESC_ATTR) ||
-			    (c == '-' && how == OB_ESC_COMMENT) ||
-			    ((c == '{' || c == '}' || c == ';' || c == '\\' || c == '"' ||
-			      c == '\'') && how == OB_ESC_CSS))
-				break;
+		while (run < len && !sp[(unsigned char)s[run]])
 			run++;
-		}
 		ob_write(o, s + i, run - i);
 		if (run >= len)
 			break;

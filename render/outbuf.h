@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stddef.h>
+#include <string.h>
 #include "pnum.h"
 
 struct outbuf {
@@ -21,11 +22,31 @@ struct outbuf {
 int ob_init(struct outbuf *o, FILE *f);
 int ob_finish(struct outbuf *o);	/* flush and free; -1 on a write error */
 void ob_flush(struct outbuf *o);
-void ob_write(struct outbuf *o, const char *s, size_t len);
-void ob_puts(struct outbuf *o, const char *s);
+void ob_write_slow(struct outbuf *o, const char *s, size_t len);
+
+static inline void ob_write(struct outbuf *o, const char *s, size_t len)
+{
+	if (o->n + len <= o->cap) {
+		memcpy(o->buf + o->n, s, len);
+		o->n += len;
+	} else {
+		ob_write_slow(o, s, len);
+	}
+}
+
+/* inline, so the length of a literal is known at compile time */
+static inline void ob_puts(struct outbuf *o, const char *s)
+{
+	ob_write(o, s, strlen(s));
+}
 void ob_printf(struct outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* printf "%.Nf" (N = 1 or 2), exactly as C rounds */
 void ob_fixed(struct outbuf *o, double v, int decimals);
+/* v scaled by 10^decimals and rounded as printf would, when that can be
+ * done without printf (returns 0), else -1 */
+int fg_round_fixed(double v, int decimals, long long *out);
+/* write r / 10^decimals (negative: a "-" even for zero) */
+void ob_scaled(struct outbuf *o, long long r, int decimals, int negative);
 /* Perl's number formatting of a double */
 void ob_perlnum(struct outbuf *o, double v);
 

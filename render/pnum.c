@@ -39,7 +39,7 @@ static int iv_able(struct pnum a, __int128 *out)
 	return 1;
 }
 
-struct pnum pnum_add(struct pnum a, struct pnum b)
+struct pnum pnum_add_slow(struct pnum a, struct pnum b)
 {
 	__int128 x, y;
 
@@ -48,7 +48,7 @@ struct pnum pnum_add(struct pnum a, struct pnum b)
 	return pnum_nv(pnum_d(a) + pnum_d(b));
 }
 
-struct pnum pnum_sub(struct pnum a, struct pnum b)
+struct pnum pnum_sub_slow(struct pnum a, struct pnum b)
 {
 	__int128 x, y;
 
@@ -57,7 +57,7 @@ struct pnum pnum_sub(struct pnum a, struct pnum b)
 	return pnum_nv(pnum_d(a) - pnum_d(b));
 }
 
-struct pnum pnum_mul(struct pnum a, struct pnum b)
+struct pnum pnum_mul_slow(struct pnum a, struct pnum b)
 {
 	__int128 x, y;
 
@@ -113,6 +113,19 @@ int perl_fmt_nv(double v, char *buf, size_t size)
 
 static int fmt_i128(__int128 v, char *buf, size_t size)
 {
+	if (v >= 0 && v <= (__int128)UINT64_MAX && size >= 21) {
+		char tmp[24];
+		int n = 0;
+		uint64_t u = (uint64_t)v;
+		do {
+			tmp[n++] = '0' + u % 10;
+			u /= 10;
+		} while (u);
+		for (int i = 0; i < n; i++)
+			buf[i] = tmp[n - 1 - i];
+		buf[n] = 0;
+		return n;
+	}
 	char tmp[48];
 	int n = 0, neg = v < 0;
 	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;

@@ -32,9 +32,30 @@ static inline struct pnum pnum_nv(double v)
 }
 
 double pnum_d(struct pnum a);
-struct pnum pnum_add(struct pnum a, struct pnum b);
-struct pnum pnum_sub(struct pnum a, struct pnum b);
-struct pnum pnum_mul(struct pnum a, struct pnum b);
+struct pnum pnum_add_slow(struct pnum a, struct pnum b);
+struct pnum pnum_sub_slow(struct pnum a, struct pnum b);
+struct pnum pnum_mul_slow(struct pnum a, struct pnum b);
+
+/* the common case inline: two integers whose result is an integer */
+#define PNUM_SMALL(x) ((x) >= -((__int128)1 << 62) && (x) < ((__int128)1 << 62))
+static inline struct pnum pnum_add(struct pnum a, struct pnum b)
+{
+	if (!a.is_nv && !b.is_nv && PNUM_SMALL(a.iv) && PNUM_SMALL(b.iv))
+		return pnum_iv(a.iv + b.iv);
+	return pnum_add_slow(a, b);
+}
+static inline struct pnum pnum_sub(struct pnum a, struct pnum b)
+{
+	if (!a.is_nv && !b.is_nv && PNUM_SMALL(a.iv) && PNUM_SMALL(b.iv))
+		return pnum_iv(a.iv - b.iv);
+	return pnum_sub_slow(a, b);
+}
+static inline struct pnum pnum_mul(struct pnum a, struct pnum b)
+{
+	if (!a.is_nv && !b.is_nv && a.iv >= 0 && a.iv < (1 << 30) && b.iv >= 0 && b.iv < (1 << 30))
+		return pnum_iv(a.iv * b.iv);
+	return pnum_mul_slow(a, b);
+}
 struct pnum pnum_div(struct pnum a, struct pnum b);
 int pnum_is_zero(struct pnum a);
 int pnum_cmp(struct pnum a, struct pnum b);	/* <0, 0, >0 */

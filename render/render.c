@@ -276,7 +276,7 @@ static void write_frame(struct ctx *c, const struct fg_node *nd)
 	double x1 = XPAD + pnum_d(start) * c->wpt;
 	double x2 = XPAD + pnum_d(end) * c->wpt;
 	double y1, y2;
-	char samples[64], samples_txt[96], pct[64], fillbuf[48];
+	char samples[64], samples_txt[96], fillbuf[48];
 
 	if (!o->inverted) {
 		y1 = c->imageheight - c->ypad2 - (nd->depth + 1.0) * o->height + 1;
@@ -286,7 +286,11 @@ static void write_frame(struct ctx *c, const struct fg_node *nd)
 		y2 = c->ypad1 + (nd->depth + 1.0) * o->height - 1;
 	}
 	struct pnum sp = pnum_mul(pnum_sub(end, start), c->factor);
-	snprintf(samples, sizeof(samples), "%.0f", pnum_d(sp));
+	double spd = pnum_d(sp);
+	if (spd == floor(spd) && spd >= 0 && spd < 1e15)
+		pnum_fmt(pnum_iv((__int128)spd), samples, sizeof(samples));
+	else
+		snprintf(samples, sizeof(samples), "%.0f", spd);
 	commas(samples, samples_txt);
 
 	const struct fg_attrs *a = c->attr[nd->frame] >= 0 ? &c->attrs.v[c->attr[nd->frame]] : NULL;
@@ -328,12 +332,18 @@ static void write_frame(struct ctx *c, const struct fg_node *nd)
 		ob_puts(ob, ", 100%)");
 	} else {
 		struct pnum tf = pnum_mul(c->timemax, c->factor);
-		struct pnum s100 = pnum_mul(pnum_iv(100), pnum_numify(samples));
-		snprintf(pct, sizeof(pct), "%.2f", pnum_d(pnum_div(s100, tf)));
+		/* Perl reads the "%.0f" string back as a number */
+		struct pnum sv = spd == floor(spd) && spd >= 0 && spd < 1e15 ?
+				 pnum_iv((__int128)spd) : pnum_numify(samples);
+		struct pnum s100 = pnum_mul(pnum_iv(100), sv);
 		ob_escape(ob, name, strip_annotation(name, len), OB_ESC_ATTR);
-		ob_printf(ob, " (%s ", samples_txt);
+		ob_puts(ob, " (");
+		ob_puts(ob, samples_txt);
+		ob_puts(ob, " ");
 		ob_escape(ob, o->countname, strlen(o->countname), OB_ESC_TEXT);
-		ob_printf(ob, ", %s%%", pct);
+		ob_puts(ob, ", ");
+		ob_fixed(ob, pnum_d(pnum_div(s100, tf)), 2);
+		ob_puts(ob, "%");
 		if (nd->has_delta) {
 			struct pnum d = fg_num_get(nd->delta);
 			if (o->negate)
@@ -346,15 +356,24 @@ static void write_frame(struct ctx *c, const struct fg_node *nd)
 	ob_puts(ob, "</title>");
 
 	/* rect: x and width from the %.1f-rounded edges */
-	char bx1[48], bx2[48];
-	snprintf(bx1, sizeof(bx1), "%.1f", x1);
-	snprintf(bx2, sizeof(bx2), "%.1f", x2);
+	long long t1, t2;
 	ob_puts(ob, "<rect x=\"");
-	ob_puts(ob, bx1);
-	ob_puts(ob, "\" y=\"");
-	ob_perlnum(ob, y1);
-	ob_puts(ob, "\" width=\"");
-	ob_fixed(ob, strtod(bx2, NULL) - strtod(bx1, NULL), 1);
+	if (!fg_round_fixed(x1, 1, &t1) && !fg_round_fixed(x2, 1, &t2)) {
+		ob_scaled(ob, t1, 1, x1 < 0);
+		ob_puts(ob, "\" y=\"");
+		ob_perlnum(ob, y1);
+		ob_puts(ob, "\" width=\"");
+		ob_scaled(ob, t2 - t1, 1, 0);
+	} else {
+		char bx1[48], bx2[48];
+		snprintf(bx1, sizeof(bx1), "%.1f", x1);
+		snprintf(bx2, sizeof(bx2), "%.1f", x2);
+		ob_puts(ob, bx1);
+		ob_puts(ob, "\" y=\"");
+		ob_perlnum(ob, y1);
+		ob_puts(ob, "\" width=\"");
+		ob_fixed(ob, strtod(bx2, NULL) - strtod(bx1, NULL), 1);
+	}
 	ob_puts(ob, "\" height=\"");
 	ob_fixed(ob, y2 - y1, 1);
 	ob_puts(ob, "\" fill=\"");
@@ -428,7 +447,7 @@ static int setup_tables(struct ctx *c)
 }
 
 /* Nodes in output order: root first, then by depth, then by start. */
-static uint32_t *order_nodes(const struct fg_flow *f, const uint8_t *keep, uint32_t depthmax)
+static uint32_t *order_nodes(const struct fg_flow *f, uint32_t depthmax, size_t *nkeep)
 {
 	uint32_t *cnt = calloc(depthmax + 2, sizeof(*cnt));
 	uint32_t *out = malloc((f->n + 1) * sizeof(*out));
@@ -438,13 +457,16 @@ static uint32_t *order_nodes(const struct fg_flow *f, const uint8_t *keep, uint3
 		free(out);
 		return NULL;
 	}
+	*nkeep = 0;
 	for (size_t i = 0; i < f->n; i++)
-		if (keep[i])
+		if (!f->nodes[i].dropped) {
 			cnt[f->nodes[i].depth + 1]++;
+			++*nkeep;
+		}
 	for (uint32_t d = 0; d <= depthmax; d++)
 		cnt[d + 1] += cnt[d];
 	for (size_t i = 0; i < f->n; i++)
-		if (keep[i])
+		if (!f->nodes[i].dropped)
 			out[cnt[f->nodes[i].depth]++] = i;
 	free(cnt);
 	return out;
@@ -461,13 +483,8 @@ static int render(struct ctx *c)
 	c->vmode = o->hash ? FG_V_HASH : o->random ? FG_V_RANDOM : FG_V_DEFAULT;
 	c->fontsize = o->fontsize;
 	c->factor = pnum_numify(o->factor);
-	if (fg_flow_build(c->s, o->flamechart, c->chain, f))
+	if (fg_flow_total(c->s, o->flamechart, &f->total))
 		return -1;
-	c->f_dash = fg_frame_lookup(c->s, "-", 1);
-	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);
-	c->f_wdash = fg_frame_lookup(c->s, "-_[w]", 5);
-	if ((ret = setup_tables(c)))
-		return ret;
 	c->pal = fg_palette_load(o->colors, err, sizeof(err));
 	if (!c->pal) {
 		fprintf(stderr, "offwake-svg: %s\n", err);
@@ -502,17 +519,17 @@ static int render(struct ctx *c)
 	minwidth_value(o->minwidth, &mwf, &pct);
 	mwt = pct ? c->timemax_d * mwf / 100 : mwf / c->wpt;
 
-	uint8_t *keep = malloc(f->n + 1);
-	if (!keep)
+	if (fg_flow_build(c->s, o->flamechart, c->chain, mwt, f))
 		return -1;
+	c->f_dash = fg_frame_lookup(c->s, "-", 1);
+	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);
+	c->f_wdash = fg_frame_lookup(c->s, "-_[w]", 5);
+	if ((ret = setup_tables(c)))
+		return ret;
 	uint32_t depthmax = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		const struct fg_node *nd = &f->nodes[i];
-		double w = pnum_d(pnum_sub(fg_num_get(nd->end), fg_num_get(nd->start)));
-		keep[i] = !(w < mwt);
-		if (keep[i] && nd->depth > depthmax)
-			depthmax = nd->depth;
-	}
+	for (size_t i = 0; i < f->n; i++)
+		if (!f->nodes[i].dropped && f->nodes[i].depth > depthmax)
+			depthmax = f->nodes[i].depth;
 	c->ypad1 = c->fontsize * 3;
 	c->ypad2 = c->fontsize * 2 + 10;
 	c->imageheight = (depthmax + 1.0) * o->height + c->ypad1 + c->ypad2;
@@ -540,18 +557,13 @@ static int render(struct ctx *c)
 	fixed_text(c, "ignorecase", W - XPAD - 16, c->fontsize * 2, "", "ic");
 	fixed_text(c, "matched", W - XPAD - 100, c->imageheight - c->ypad2 / 2, "", " ");
 	ob_puts(&c->ob, "<g id=\"frames\">\n");
-	uint32_t *order = order_nodes(f, keep, depthmax);
-	if (!order) {
-		free(keep);
+	size_t nkeep;
+	uint32_t *order = order_nodes(f, depthmax, &nkeep);
+	if (!order)
 		return -1;
-	}
-	size_t nkeep = 0;
-	for (size_t i = 0; i < f->n; i++)
-		nkeep += keep[i];
 	for (size_t i = 0; i < nkeep; i++)
 		write_frame(c, &f->nodes[order[i]]);
 	free(order);
-	free(keep);
 	ob_puts(&c->ob, "</g>\n</svg>\n");
 	return FG_EXIT_OK;
 }

@@ -40,27 +40,29 @@ static int vec_grow(void **v, size_t *cap, size_t elem)
 	return 0;
 }
 
+struct line {
+	uint64_t off;		/* first token id in seq */
+	uint32_t n;		/* number of tokens, the last one final */
+};
+
 struct fg_stacks {
 	VEC(char) arena;
 	VEC(struct tok) toks;
-	struct fg_idtab toktab;
+	struct fg_idtab toktab, finaltab;
 	VEC(struct frame) frames;
 	struct fg_idtab frametab;
 	VEC(struct fg_leafinfo) leaves;
-	/* trie nodes; node 0 is the root (no token) */
-	VEC(uint32_t) parent;
-	VEC(uint32_t) ntok;
-	VEC(uint64_t) mult;
-	struct fg_idtab nodetab;
-	VEC(uint32_t) order;	/* leaf node of each line, input order */
-	size_t nlines, nignored;
+	VEC(uint32_t) seq;	/* token ids of all lines (ranks once ranked) */
+	VEC(struct line) lines;	/* input order */
+	uint32_t *order;	/* line indices in sorted order, once sorted */
+	uint32_t *rank_frame;	/* frame id of each token rank */
+	uint32_t *rank_leaf;	/* leaf info of each token rank */
+	size_t nignored;
 	int reverse;
-	int ranked;
-	/* the previous line, to reuse the nodes of a common prefix */
+	int ranked;		/* seq holds ranks; no more lines can be added */
+	/* the previous line, to reuse the tokens of a common prefix */
 	VEC(char) prev;
-	VEC(uint32_t) prev_end;		/* end offset of each non-final token */
-	VEC(uint32_t) prev_node;	/* trie node after each non-final token */
-	uint32_t prev_leaf;
+	VEC(uint32_t) prev_end;	/* end offset of each non-final token */
 };
 
 struct fg_stacks *fg_stacks_new(void)
@@ -69,23 +71,14 @@ struct fg_stacks *fg_stacks_new(void)
 
 	if (!s)
 		return NULL;
-	if (fg_idtab_init(&s->toktab, 1024) || fg_idtab_init(&s->frametab, 1024) ||
-	    fg_idtab_init(&s->nodetab, 4096) || VEC_PUSH(s->parent, FG_NONE) ||
-	    VEC_PUSH(s->ntok, FG_NONE) || VEC_PUSH(s->mult, 0)) {
+	if (fg_idtab_init(&s->toktab, 1024) || fg_idtab_init(&s->finaltab, 1024) ||
+	    fg_idtab_init(&s->frametab, 1024)) {
 		fg_stacks_free(s);
 		return NULL;
 	}
-	s->prev_leaf = FG_NONE;
-	if (fg_frame_lookup(s, "", 0) == FG_NONE) {
-		struct frame f = { 0, 0, FG_NONE };
-		uint64_t h = fg_hash_bytes("", 0);
-		if (VEC_PUSH(s->frames, f)) {
-			fg_stacks_free(s);
-			return NULL;
-		}
-		s->frametab.slot[h & s->frametab.mask] = 1;
-		s->frametab.hash[h & s->frametab.mask] = h;
-		s->frametab.used = 1;
+	if (fg_frame_intern(s, "", 0) != 0) {	/* frame 0 is the empty name */
+		fg_stacks_free(s);
+		return NULL;
 	}
 	return s;
 }
@@ -102,23 +95,23 @@ void fg_stacks_free(struct fg_stacks *s)
 	free(s->arena.v);
 	free(s->toks.v);
 	fg_idtab_free(&s->toktab);
+	fg_idtab_free(&s->finaltab);
 	free(s->frames.v);
 	fg_idtab_free(&s->frametab);
 	free(s->leaves.v);
-	free(s->parent.v);
-	free(s->ntok.v);
-	free(s->mult.v);
-	fg_idtab_free(&s->nodetab);
-	free(s->order.v);
+	free(s->seq.v);
+	free(s->lines.v);
+	free(s->order);
+	free(s->rank_frame);
+	free(s->rank_leaf);
 	free(s->prev.v);
 	free(s->prev_end.v);
-	free(s->prev_node.v);
 	free(s);
 }
 
 size_t fg_stacks_lines(const struct fg_stacks *s)
 {
-	return s->nlines;
+	return s->lines.n;
 }
 
 size_t fg_stacks_ignored(const struct fg_stacks *s)
@@ -137,37 +130,41 @@ static int arena_add(struct fg_stacks *s, const char *b, size_t len, uint64_t *o
 	return 0;
 }
 
+/* Probe for a frame name: its id, or FG_NONE with *slot set to the empty
+ * slot where it belongs. */
+static uint32_t frame_find(const struct fg_stacks *s, const char *name, size_t len,
+			   uint32_t h, size_t *slot)
+{
+	const struct fg_idtab *t = &s->frametab;
+	size_t i;
+
+	for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
+		const struct frame *f = &s->frames.v[t->slot[i].id - 1];
+		if (t->slot[i].h == h && f->len == len && !memcmp(s->arena.v + f->off, name, len))
+			return t->slot[i].id - 1;
+	}
+	*slot = i;
+	return FG_NONE;
+}
+
 uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len)
 {
-	uint64_t h = fg_hash_bytes(name, len);
-	const struct fg_idtab *t = &s->frametab;
+	size_t slot;
 
-	for (size_t i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
-		const struct frame *f = &s->frames.v[t->slot[i] - 1];
-		if (t->hash[i] == h && f->len == len && !memcmp(s->arena.v + f->off, name, len))
-			return t->slot[i] - 1;
-	}
-	return FG_NONE;
+	return frame_find(s, name, len, fg_h32(fg_hash_bytes(name, len)), &slot);
 }
 
 uint32_t fg_frame_intern(struct fg_stacks *s, const char *name, size_t len)
 {
-	uint64_t h = fg_hash_bytes(name, len);
-	struct fg_idtab *t = &s->frametab;
+	uint32_t h = fg_h32(fg_hash_bytes(name, len));
 	size_t i;
+	uint32_t id = frame_find(s, name, len, h, &i);
 
-	for (i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
-		const struct frame *f = &s->frames.v[t->slot[i] - 1];
-		if (t->hash[i] == h && f->len == len && !memcmp(s->arena.v + f->off, name, len))
-			return t->slot[i] - 1;
-	}
+	if (id != FG_NONE)
+		return id;
 	struct frame f = { 0, (uint32_t)len, FG_NONE };
-	if (len > UINT32_MAX || arena_add(s, name, len, &f.off) || VEC_PUSH(s->frames, f))
-		return FG_NONE;
-	t->slot[i] = s->frames.n;
-	t->hash[i] = h;
-	t->used++;
-	if (fg_idtab_reserve(t))
+	if (len > UINT32_MAX || s->frames.n >= FG_NONE - 1 || arena_add(s, name, len, &f.off) ||
+	    VEC_PUSH(s->frames, f) || fg_idtab_put(&s->frametab, i, s->frames.n - 1, h))
 		return FG_NONE;
 	return s->frames.n - 1;
 }
@@ -255,6 +252,7 @@ static int parse_line(const char *s, size_t len, struct parsed *p)
 	if (st < 0)
 		return -1;
 	p->two = 0;
+	p->c2 = p->c2len = 0;
 	p->c1 = cs;
 	p->c1len = len - cs;
 	long st2 = split_count(s, (size_t)st, &cs2);
@@ -270,21 +268,42 @@ static int parse_line(const char *s, size_t len, struct parsed *p)
 	return 0;
 }
 
+/* memcmp() == 0 for the short strings tokens are, without a call */
+static inline int bytes_equal(const char *a, const char *b, size_t len)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	for (; i < len; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* Intern a token: non-final tokens (p NULL) and final ones (with their
+ * counts) have tables of their own, so the hot table of frames stays small. */
 static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 			   size_t frame_len, const char *line, const struct parsed *p)
 {
-	uint64_t h = fg_hash_bytes(b, len);
-	struct fg_idtab *t = &s->toktab;
+	uint32_t h = fg_h32(fg_hash_bytes(b, len));
+	struct fg_idtab *t = p ? &s->finaltab : &s->toktab;
 	size_t i;
 
-	for (i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
-		const struct tok *k = &s->toks.v[t->slot[i] - 1];
-		if (t->hash[i] == h && k->len == len && !memcmp(s->arena.v + k->off, b, len))
-			return t->slot[i] - 1;
+	for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
+		const struct tok *k = &s->toks.v[t->slot[i].id - 1];
+		if (t->slot[i].h == h && k->len == len && bytes_equal(s->arena.v + k->off, b, len))
+			return t->slot[i].id - 1;
 	}
 	struct tok k = { 0, (uint32_t)len, 0, FG_NONE, 0 };
 	k.frame = fg_frame_intern(s, b, frame_len);
-	if (k.frame == FG_NONE || len > UINT32_MAX || arena_add(s, b, len, &k.off))
+	if (k.frame == FG_NONE || len > UINT32_MAX || s->toks.n >= FG_NONE - 1 ||
+	    arena_add(s, b, len, &k.off))
 		return FG_NONE;
 	if (p) {
 		struct fg_leafinfo li = { 0 };
@@ -296,47 +315,23 @@ static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 		if (VEC_PUSH(s->leaves, li))
 			return FG_NONE;
 	}
-	if (VEC_PUSH(s->toks, k))
+	if (VEC_PUSH(s->toks, k) || fg_idtab_put(t, i, s->toks.n - 1, h))
 		return FG_NONE;
-	t->slot[i] = s->toks.n;
-	t->hash[i] = h;
-	t->used++;
-	if (fg_idtab_reserve(t))
-		return FG_NONE;
-	s->ranked = 0;
 	return s->toks.n - 1;
 }
 
-static uint32_t node_child(struct fg_stacks *s, uint32_t parent, uint32_t tok)
-{
-	uint64_t h = fg_mix(parent, tok);
-	struct fg_idtab *t = &s->nodetab;
-	size_t i;
-
-	for (i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
-		uint32_t n = t->slot[i] - 1;
-		if (t->hash[i] == h && s->parent.v[n] == parent && s->ntok.v[n] == tok)
-			return n;
-	}
-	if (s->parent.n >= FG_NONE - 1 || VEC_PUSH(s->parent, parent) ||
-	    VEC_PUSH(s->ntok, tok) || VEC_PUSH(s->mult, 0))
-		return FG_NONE;
-	t->slot[i] = s->parent.n;
-	t->hash[i] = h;
-	t->used++;
-	if (fg_idtab_reserve(t))
-		return FG_NONE;
-	return s->parent.n - 1;
-}
-
-/* Store one valid, UTF-8-clean line. */
+/* Store one valid, UTF-8-clean line as its token ids. */
 static int store_line(struct fg_stacks *s, const char *line, size_t len, const struct parsed *p)
 {
-	uint32_t node = 0;
+	struct line l = { s->seq.n, 0 };
 	size_t pos = 0, k = 0;
 
-	/* the nodes of the prefix shared with the previous line */
-	if (s->prev_leaf != FG_NONE) {
+	if (s->ranked) {
+		errno = EINVAL;	/* lines cannot be added after a walk */
+		return -1;
+	}
+	/* the tokens of the prefix shared with the previous line */
+	if (s->lines.n) {
 		size_t n = len < s->prev.n ? len : s->prev.n, lcp = 0;
 		const char *q = s->prev.v;
 		while (lcp + 8 <= n) {
@@ -349,44 +344,44 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 		}
 		while (lcp < n && line[lcp] == q[lcp])
 			lcp++;
-		if (lcp == len && len == s->prev.n) {
-			s->mult.v[s->prev_leaf]++;
-			s->nlines++;
-			return VEC_PUSH(s->order, s->prev_leaf);
+		const struct line pl = s->lines.v[s->lines.n - 1];
+		if (lcp == len && len == s->prev.n)	/* the same line again */
+			k = pl.n;
+		else
+			while (k < s->prev_end.n && s->prev_end.v[k] <= lcp &&
+			       s->prev_end.v[k] <= p->stack_len)
+				k++;
+		for (size_t i = 0; i < k; i++)
+			if (VEC_PUSH(s->seq, s->seq.v[pl.off + i]))
+				return -1;
+		if (k == pl.n) {
+			l.n = k;
+			return VEC_PUSH(s->lines, l);
 		}
-		while (k < s->prev_end.n && s->prev_end.v[k] <= lcp && s->prev_end.v[k] <= p->stack_len)
-			k++;
-		if (k) {
-			node = s->prev_node.v[k - 1];
+		if (k)
 			pos = s->prev_end.v[k - 1];
-		}
 	}
 	s->prev_end.n = k;
-	s->prev_node.n = k;
 	for (;;) {
 		const char *semi = memchr(line + pos, ';', p->stack_len - pos);
 		if (!semi)
 			break;
 		size_t end = semi - line + 1;
 		uint32_t t = tok_intern(s, line + pos, end - pos, end - pos - 1, NULL, NULL);
-		if (t == FG_NONE || (node = node_child(s, node, t)) == FG_NONE ||
-		    VEC_PUSH(s->prev_end, (uint32_t)end) || VEC_PUSH(s->prev_node, node))
+		if (t == FG_NONE || VEC_PUSH(s->seq, t) || VEC_PUSH(s->prev_end, (uint32_t)end))
 			return -1;
 		pos = end;
 	}
 	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, line, p);
-	if (t == FG_NONE || (node = node_child(s, node, t)) == FG_NONE)
+	if (t == FG_NONE || VEC_PUSH(s->seq, t))
 		return -1;
-	s->mult.v[node]++;
-	s->nlines++;
-	s->prev_leaf = node;
-	s->prev.n = 0;
+	l.n = s->seq.n - l.off;
 	while (len > s->prev.cap)
 		if (vec_grow((void **)&s->prev.v, &s->prev.cap, 1))
 			return -1;
 	memcpy(s->prev.v, line, len);
 	s->prev.n = len;
-	return VEC_PUSH(s->order, node);
+	return VEC_PUSH(s->lines, l);
 }
 
 /* --reverse: "f1;...;fn c1[ c2]" becomes "fn;...;f1 c1[ c2]" (Perl split
@@ -541,145 +536,187 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 
 /* ---- walks ---------------------------------------------------------- */
 
-static const struct fg_stacks *cmp_ctx;
-static int tok_cmp(const void *a, const void *b)
+/*
+ * Multikey quicksort (Bentley & Sedgewick) of keys that are sequences
+ * (token bytes, or a line's token ranks): shared prefixes are compared
+ * once per partition, not once per comparison.  One definition, made for
+ * both element types by the macro below.
+ */
+struct item {
+	const void *p;
+	uint32_t len;
+	uint32_t idx;
+};
+
+struct part {
+	size_t lo, n, d;
+};
+
+static inline uint32_t key_u8(const struct item *it, size_t d)
 {
-	const struct tok *x = &cmp_ctx->toks.v[*(const uint32_t *)a];
-	const struct tok *y = &cmp_ctx->toks.v[*(const uint32_t *)b];
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(cmp_ctx->arena.v + x->off, cmp_ctx->arena.v + y->off, n);
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	return d < it->len ? ((const unsigned char *)it->p)[d] + 1u : 0;
 }
 
+static inline uint32_t key_u32(const struct item *it, size_t d)
+{
+	return d < it->len ? ((const uint32_t *)it->p)[d] + 1u : 0;
+}
+
+static void swap_items(struct item *a, struct item *b)
+{
+	struct item t = *a;
+	*a = *b;
+	*b = t;
+}
+
+#define MKQS_DEFINE(NAME, KEY)							\
+static int NAME(struct item *a, size_t total)					\
+{										\
+	struct part *st = NULL;							\
+	size_t nst = 0, cap = 0;						\
+	struct part cur = { 0, total, 0 };					\
+										\
+	for (;;) {								\
+		while (cur.n > 12) {						\
+			struct item *x = a + cur.lo;				\
+			size_t n = cur.n, d = cur.d;				\
+			uint32_t k0 = KEY(&x[0], d), k1 = KEY(&x[n / 2], d),	\
+				 k2 = KEY(&x[n - 1], d);			\
+			uint32_t v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
+					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
+			size_t lt = 0, i = 0, gt = n;				\
+			while (i < gt) {					\
+				uint32_t k = KEY(&x[i], d);			\
+				if (k < v)					\
+					swap_items(&x[lt++], &x[i++]);		\
+				else if (k > v)					\
+					swap_items(&x[i], &x[--gt]);		\
+				else						\
+					i++;					\
+			}							\
+			if (nst + 2 > cap) {					\
+				cap = cap ? cap * 2 : 256;			\
+				struct part *ns = realloc(st, cap * sizeof(*st)); \
+				if (!ns) {					\
+					free(st);				\
+					return -1;				\
+				}						\
+				st = ns;					\
+			}							\
+			if (lt > 1)						\
+				st[nst++] = (struct part){ cur.lo, lt, d };	\
+			if (n - gt > 1)						\
+				st[nst++] = (struct part){ cur.lo + gt, n - gt, d }; \
+			if (v == 0)	/* equal keys: done */			\
+				cur.n = 0;					\
+			else							\
+				cur = (struct part){ cur.lo + lt, gt - lt, d + 1 }; \
+		}								\
+		for (size_t i = 1; i < cur.n; i++) {	/* insertion sort */	\
+			struct item *x = a + cur.lo;				\
+			for (size_t j = i; j > 0; j--) {			\
+				size_t d = cur.d;				\
+				uint32_t ka, kb;				\
+				while ((ka = KEY(&x[j - 1], d)) == (kb = KEY(&x[j], d)) && ka) \
+					d++;					\
+				if (ka <= kb)					\
+					break;					\
+				swap_items(&x[j - 1], &x[j]);			\
+			}							\
+		}								\
+		if (!nst)							\
+			break;							\
+		cur = st[--nst];						\
+	}									\
+	free(st);								\
+	return 0;								\
+}
+
+MKQS_DEFINE(mkqs_bytes, key_u8)
+MKQS_DEFINE(mkqs_ranks, key_u32)
+
+/* Give tokens their rank in byte order and rewrite the lines as ranks. */
 static int rank_tokens(struct fg_stacks *s)
 {
-	uint32_t *ids = malloc((s->toks.n + 1) * sizeof(*ids));
+	size_t n = s->toks.n;
+	struct item *it = malloc((n + 1) * sizeof(*it));
+	uint32_t *rank = malloc((n + 1) * sizeof(*rank));
 
-	if (!ids)
+	s->rank_frame = malloc((n + 1) * sizeof(*s->rank_frame));
+	s->rank_leaf = malloc((n + 1) * sizeof(*s->rank_leaf));
+	if (!it || !rank || !s->rank_frame || !s->rank_leaf) {
+		free(it);
+		free(rank);
 		return -1;
-	for (size_t i = 0; i < s->toks.n; i++)
-		ids[i] = i;
-	cmp_ctx = s;
-	qsort(ids, s->toks.n, sizeof(*ids), tok_cmp);
-	for (size_t i = 0; i < s->toks.n; i++)
-		s->toks.v[ids[i]].rank = i;
-	free(ids);
+	}
+	for (size_t i = 0; i < n; i++)
+		it[i] = (struct item){ s->arena.v + s->toks.v[i].off, s->toks.v[i].len, i };
+	if (mkqs_bytes(it, n)) {
+		free(it);
+		free(rank);
+		return -1;
+	}
+	for (size_t r = 0; r < n; r++) {
+		rank[it[r].idx] = r;
+		s->rank_frame[r] = s->toks.v[it[r].idx].frame;
+		s->rank_leaf[r] = s->toks.v[it[r].idx].leaf;
+	}
+	for (size_t i = 0; i < s->seq.n; i++)
+		s->seq.v[i] = rank[s->seq.v[i]];
+	free(it);
+	free(rank);
 	s->ranked = 1;
 	return 0;
 }
 
-/* children sorted by token rank: counting sort by rank, then by parent */
-static int build_children(struct fg_stacks *s, uint32_t **start_out, uint32_t **kids_out)
+static int sort_lines(struct fg_stacks *s)
 {
-	size_t n = s->parent.n;
-	uint32_t *byrank = malloc(n * sizeof(*byrank));
-	uint32_t *start = calloc(n + 1, sizeof(*start));
-	uint32_t *kids = malloc(n * sizeof(*kids));
-	uint32_t *cnt = calloc(s->toks.n + 1, sizeof(*cnt));
+	size_t n = s->lines.n;
+	struct item *it = malloc((n + 1) * sizeof(*it));
 
-	if (!byrank || !start || !kids || !cnt) {
-		free(byrank), free(start), free(kids), free(cnt);
+	s->order = malloc((n + 1) * sizeof(*s->order));
+	if (!it || !s->order) {
+		free(it);
 		return -1;
 	}
-	for (size_t i = 1; i < n; i++)
-		cnt[s->toks.v[s->ntok.v[i]].rank + 1]++;
-	for (size_t r = 0; r < s->toks.n; r++)
-		cnt[r + 1] += cnt[r];
-	for (size_t i = 1; i < n; i++)
-		byrank[cnt[s->toks.v[s->ntok.v[i]].rank]++] = i;
-	free(cnt);
-	for (size_t i = 1; i < n; i++)
-		start[s->parent.v[i] + 1]++;
 	for (size_t i = 0; i < n; i++)
-		start[i + 1] += start[i];
-	uint32_t *fill = malloc(n * sizeof(*fill));
-	if (!fill) {
-		free(byrank), free(start), free(kids);
-		return -1;
-	}
-	memcpy(fill, start, n * sizeof(*fill));
-	for (size_t j = 0; j + 1 < n; j++) {
-		uint32_t c = byrank[j];
-		kids[fill[s->parent.v[c]]++] = c;
-	}
-	free(fill);
-	free(byrank);
-	*start_out = start;
-	*kids_out = kids;
-	return 0;
+		it[i] = (struct item){ s->seq.v + s->lines.v[i].off, s->lines.v[i].n, i };
+	int ret = mkqs_ranks(it, n);
+	for (size_t i = 0; i < n; i++)
+		s->order[i] = it[i].idx;
+	free(it);
+	return ret;
 }
 
-static int emit(struct fg_stacks *s, uint32_t leaf, const uint32_t *fields, size_t n,
-		uint64_t mult, fg_line_fn fn, void *ctx)
+int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx)
 {
-	struct fg_line l;
-	const struct tok *t = &s->toks.v[s->ntok.v[leaf]];
-
-	l.fields = fields;
-	l.nfields = n;
-	l.info = &s->leaves.v[t->leaf];
-	l.mult = mult;
-	return fn(ctx, &l);
-}
-
-int fg_stacks_walk(struct fg_stacks *s, int sorted, fg_line_fn fn, void *ctx)
-{
-	VEC(uint32_t) path = { 0 };
+	uint32_t *fields = NULL;
+	size_t cap = 0;
 	int ret = 0;
 
-	if (!sorted) {
-		for (size_t i = 0; i < s->order.n && !ret; i++) {
-			path.n = 0;
-			for (uint32_t n = s->order.v[i]; n; n = s->parent.v[n])
-				if (VEC_PUSH(path, s->toks.v[s->ntok.v[n]].frame)) {
-					free(path.v);
-					return -1;
-				}
-			for (size_t a = 0, b = path.n - 1; a < b; a++, b--) {
-				uint32_t x = path.v[a];
-				path.v[a] = path.v[b];
-				path.v[b] = x;
-			}
-			ret = emit(s, s->order.v[i], path.v, path.n, 1, fn, ctx);
-		}
-		free(path.v);
-		return ret;
-	}
 	if (!s->ranked && rank_tokens(s))
 		return -1;
-	uint32_t *start, *kids;
-	if (build_children(s, &start, &kids))
+	if (sorted && !s->order && sort_lines(s))
 		return -1;
-	/* iterative DFS; stack holds (node, next child index) */
-	VEC(uint64_t) st = { 0 };
-	if (VEC_PUSH(st, (uint64_t)start[0] << 32 | 0))
-		ret = -1;
-	while (st.n && !ret) {
-		uint64_t top = st.v[st.n - 1];
-		uint32_t node = (uint32_t)top, next = top >> 32;
-		if (next == start[node + 1]) {
-			st.n--;
-			if (st.n)
-				path.n--;
-			continue;
+	for (size_t i = 0; i < s->lines.n && !ret; i++) {
+		const struct line *l = &s->lines.v[sorted ? s->order[i] : i];
+		const uint32_t *r = s->seq.v + l->off;
+		if (!leaves_only && l->n > cap) {
+			cap = l->n * 2;
+			uint32_t *nf = realloc(fields, cap * sizeof(*nf));
+			if (!nf) {
+				ret = -1;
+				break;
+			}
+			fields = nf;
 		}
-		st.v[st.n - 1] = (uint64_t)(next + 1) << 32 | node;
-		uint32_t c = kids[next];
-		if (VEC_PUSH(path, s->toks.v[s->ntok.v[c]].frame)) {
-			ret = -1;
-			break;
-		}
-		if (s->mult.v[c]) {
-			ret = emit(s, c, path.v, path.n, s->mult.v[c], fn, ctx);
-			path.n--;
-			continue;	/* final tokens have no children */
-		}
-		if (VEC_PUSH(st, (uint64_t)start[c] << 32 | c))
-			ret = -1;
+		if (!leaves_only)
+			for (size_t k = 0; k < l->n; k++)
+				fields[k] = s->rank_frame[r[k]];
+		struct fg_line fl = { fields, leaves_only ? 0 : l->n,
+				      &s->leaves.v[s->rank_leaf[r[l->n - 1]]], 1 };
+		ret = fn(ctx, &fl);
 	}
-	free(st.v);
-	free(path.v);
-	free(start);
-	free(kids);
+	free(fields);
 	return ret;
 }

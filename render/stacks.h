@@ -44,8 +44,9 @@ struct fg_line {
 
 typedef int (*fg_line_fn)(void *ctx, const struct fg_line *l);
 
-/* Visit the lines in sorted order (sorted=1) or input order (0). */
-int fg_stacks_walk(struct fg_stacks *s, int sorted, fg_line_fn fn, void *ctx);
+/* Visit the lines in sorted order (sorted=1) or input order (0);
+ * leaves_only: only the counts are wanted (fields NULL, nfields 0). */
+int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx);
 
 /* Frame names by id (not NUL-terminated). */
 const char *fg_frame_name(const struct fg_stacks *s, uint32_t id, size_t *len);

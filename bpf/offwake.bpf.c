@@ -33,6 +33,7 @@
 #include "offwake.h"
 
 #define MAX_STACK_DEPTH	127
+#define SEEN_EVENTS	3
 #define EEXIST	17
 #define ENOMEM	12
 #define EFAULT	14
@@ -66,7 +67,7 @@ struct ow_task {
 	__u32 w_pid;
 	__u32 w_tgid;
 	__u8 blocked;		/* went off CPU in a sleeping state */
-	__u8 seen;		/* OW_EV_SEEN sent */
+	__u8 seen;		/* OW_EV_SEEN events sent */
 	__u8 pad[6];
 	char w_comm[OW_COMM_LEN];
 };
@@ -223,8 +224,12 @@ static __always_inline struct ow_task *task_info(struct task_struct *t,
 			count_loss(OW_LOSS_START);
 		return 0;
 	}
-	if (create && !ti->seen) {
-		ti->seen = 1;
+	/*
+	 * Announce the first few events of a thread (and after an exec):
+	 * the first may come before the dynamic loader mapped the libraries.
+	 */
+	if (create && ti->seen < SEEN_EVENTS) {
+		ti->seen++;
 		send_event(OW_EV_SEEN, BPF_CORE_READ(t, tgid), 0);
 	}
 	return ti;
@@ -326,10 +331,15 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	struct ow_task *ti;
 	__u64 now, id;
 
-	if (pid == 0)
+	if (pid == 0 || !thread_ok(p, pid) || !state_ok(p))
 		return;
-	ti = task_info(p, pid, false, btf);
-	if (!ti || !state_ok(p))
+	/*
+	 * Created here too: the wakeup can come before the target's
+	 * sched_switch (it is woken between setting its state and the
+	 * tracepoint), so its first block may not have made the storage yet.
+	 */
+	ti = task_info(p, pid, true, btf);
+	if (!ti)
 		return;
 	now = bpf_ktime_get_ns();
 	if (ti->start_ns && now - ti->start_ns >= max_ns)
@@ -366,8 +376,16 @@ static __always_inline void on_fork(struct task_struct *parent,
 		send_event(OW_EV_FORK, tgid, BPF_CORE_READ(parent, tgid));
 }
 
-static __always_inline void on_exec(struct task_struct *p)
+/*
+ * A new image: user space reads its maps now (the program and the dynamic
+ * loader are mapped) and again at the task's next block (libraries too).
+ */
+static __always_inline void on_exec(struct task_struct *p, bool btf)
 {
+	struct ow_task *ti = task_info(p, BPF_CORE_READ(p, pid), false, btf);
+
+	if (ti)
+		ti->seen = 0;
 	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
 }
 
@@ -418,13 +436,13 @@ int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(exec_btf, struct task_struct *p)
 {
-	on_exec(p);
+	on_exec(p, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(exec_raw, struct task_struct *p)
 {
-	on_exec(p);
+	on_exec(p, false);
 	return 0;
 }

@@ -50,7 +50,8 @@ enum ow_loss {
 
 /* Process events for user space (ring buffer). */
 enum ow_event_type {
-	OW_EV_SEEN = 1,		/* first block of a thread: learn its maps */
+	OW_EV_SEEN = 1,		/* first events of a thread (or after an
+				 * exec): learn its maps */
 	OW_EV_EXEC = 2,		/* new program image: learn its maps again */
 	OW_EV_FORK = 3,		/* new process: inherits its parent's maps */
 };

@@ -147,9 +147,10 @@ static int handle_event(void *ctx, void *data, size_t len)
 		return 0;
 	switch (e->type) {
 	case OW_EV_SEEN:
-		procmaps_learn_once(c->pm, e->tgid);
+		procmaps_learn(c->pm, e->tgid);
 		break;
-	case OW_EV_EXEC:
+	case OW_EV_EXEC:	/* libraries come later: read again then */
+		procmaps_learn(c->pm, e->tgid);
 		procmaps_stale(c->pm, e->tgid);
 		break;
 	case OW_EV_FORK:

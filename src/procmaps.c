@@ -3,9 +3,9 @@
  * procmaps.c - per-process snapshots of the executable mappings in
  * /proc/PID/maps.  offwaketime reads the maps when it prints, so frames of
  * processes that exited during the trace are lost; we read them when the
- * kernel side first sees a process block, again after an exec (at the
- * next drain, once the dynamic loader has mapped the libraries), and (for
- * a process never read) at first lookup, then keep them after the process
+ * kernel side first sees a thread block or be woken, at each exec and
+ * again at the next event after it (once the dynamic loader has mapped
+ * the libraries), and (for a process never read) at first lookup, then keep them after the process
  * is gone.  A lookup that misses re-reads a live process's maps once
  * (code mapped later, e.g. dlopen).  A forked child starts with a copy of its parent's snapshot,
  * which covers children that exit before we can read their own.

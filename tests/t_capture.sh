@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_capture.sh - real eBPF capture tests of offwake-svg: small workloads of
+# our own (tests/workloads/*.c, compiled here into $TMPD) are traced and
+# the folded output is checked: blocking and waker stacks, the "--"
+# divider, blocked time, every filter, frames of a process that exited
+# during the capture, the SVG, -o, SIGINT, and that no BPF program stays
+# loaded.  Needs root and kernel BTF; skips with the reason otherwise.
+. "$(dirname "$0")/lib.sh"
+OFFWAKE=${OFFWAKE:-$PWD/offwake-svg}
+WL=$(cd "$(dirname "$0")/workloads" && pwd)
+
+# Argument errors need no privileges.
+out=$("$OFFWAKE" -p x 2>&1); st=$?
+if [ $st -eq 2 ] && grep -q "^offwake-svg: error: argument -p/--pid: invalid int value: 'x'" <<<"$out"; then
+	pass capture_bad_pid
+else
+	fail capture_bad_pid "status $st: $out"
+fi
+out=$("$OFFWAKE" -U -K 2>&1); st=$?
+if [ $st -eq 2 ] && grep -q "not allowed with argument" <<<"$out"; then
+	pass capture_exclusive_group
+else
+	fail capture_exclusive_group "status $st: $out"
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip capture "needs root to load BPF programs"
+	exit 0
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip capture "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	exit 0
+fi
+for w in pingpong sleeper shortlived; do
+	if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/$w" "$WL/$w.c"; then
+		fail capture_build "cannot compile $w.c"
+		exit 0
+	fi
+done
+
+"$TMPD/pingpong" 90 "$TMPD/tids" & PP=$!
+"$TMPD/sleeper" 90 & SL=$!
+trap 'kill $PP $SL 2>/dev/null; rm -rf "$TMPD"' EXIT
+for _ in $(seq 50); do [ -s "$TMPD/tids" ] && break; sleep 0.1; done
+read -r PING PONG < "$TMPD/tids"
+
+# cap NAME ARGS...: folded capture into $TMPD/NAME (stderr in NAME.err).
+cap() {
+	local n=$1; shift
+	"$OFFWAKE" -f "$@" > "$TMPD/$n" 2> "$TMPD/$n.err"
+}
+# sum_us FILE PATTERN: total count of the lines matching PATTERN.
+sum_us() { grep -E "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
+# within V LO HI
+within() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+has() { grep -qE "$2" "$TMPD/$1"; }
+
+# The main case: both workloads, 2 seconds.
+if cap main -p "$PP,$SL" 2; then pass capture_runs; else fail capture_runs "$(cat "$TMPD/main.err")"; fi
+pong='^ow_pong;.*pong_loop;read;;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_loop;main;.*ow_ping [0-9]+$'
+check capture_pipe_stacks has main "$pong"
+check capture_divider has main '^ow_pong;[^ ]*;--;'
+us=$(sum_us "$TMPD/main" '^ow_pong;.*anon_pipe_read')
+if within "$us" 1000000 2300000; then pass capture_pipe_time; else fail capture_pipe_time "ow_pong blocked ${us} us in a 2 s capture"; fi
+check capture_nanosleep_stack has main '^ow_sleep;.*sleep_loop;.*do_nanosleep;schedule;__schedule;--;hrtimer_wakeup;'
+us=$(sum_us "$TMPD/main" '^ow_sleep;.*do_nanosleep')
+if within "$us" 1000000 2300000; then pass capture_nanosleep_time; else fail capture_nanosleep_time "ow_sleep blocked ${us} us in a 2 s capture"; fi
+check capture_irq_marker has main '^ow_sleep;.*hrtimer_wakeup;.*;\[hardirq\];[^;]* [0-9]+$'
+# (interrupts may land in our programs: look at the leaves only)
+if has main '(bpf_prog_|bpf_trace_run|__bpf_trace|bpf_trampoline)[^;]*;--;|;--;(bpf_prog_|bpf_trace_run|__bpf_trace|bpf_trampoline)'; then
+	fail capture_no_plumbing "BPF/tracepoint frames shown"
+else
+	pass capture_no_plumbing
+fi
+
+# Thread filters.
+cap pid1 -p "$PP" 1
+if has pid1 '^ow_pong;' && ! has pid1 '^ow_sleep;'; then pass capture_filter_pid; else fail capture_filter_pid "-p $PP: wrong targets"; fi
+cap tid -t "$PONG" 1
+if has tid '^ow_pong;' && ! grep -qv '^ow_pong;' "$TMPD/tid"; then pass capture_filter_tid; else fail capture_filter_tid "-t $PONG: other targets"; fi
+cap user -u 1
+if has user '^ow_pong;' && ! cut -d' ' -f1 "$TMPD/user" | awk -F';--;' '{ print $1 }' | grep -q ';kthread;'; then
+	pass capture_filter_user
+else
+	fail capture_filter_user "kernel threads traced with -u"
+fi
+cap kernel -k 1
+if has kernel ';kthread;' && ! has kernel '^ow_'; then pass capture_filter_kernel; else fail capture_filter_kernel "user threads traced with -k"; fi
+
+# Stack selection and delimiter.
+cap ustk -U -p "$PP" 1
+if has ustk '^ow_pong;.*pong_loop;read;;--;;__write;ping_loop' && ! has ustk 'pipe_read'; then
+	pass capture_user_stacks_only
+else
+	fail capture_user_stacks_only "kernel frames with -U"
+fi
+cap kstk -K -p "$PP" 1
+if has kstk '^ow_pong;;entry_SYSCALL.*anon_pipe_read;.*--;.*anon_pipe_write;.*;;ow_ping ' && ! has kstk 'pong_loop|ping_loop'; then
+	pass capture_kernel_stacks_only
+else
+	fail capture_kernel_stacks_only "user frames with -K"
+fi
+cap delim -d -p "$PP" 1
+check capture_delimited has delim '^ow_pong;.*;read;-;entry_SYSCALL.*;--;.*;-;__write;'
+
+# Block time filters (ow_pong blocks 10 ms at a time until ow_ping wakes
+# it; it may also lose the CPU while runnable, for microseconds, with no
+# waker, in pipe_read: so only blocks ended by ow_ping count).
+cap min -m 500000 -p "$PP" 1
+cap min2 -m 5000 -p "$PP" 1
+if ! has min 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' && has min2 '^ow_pong;.*anon_pipe_read'; then pass capture_min_block; else fail capture_min_block "-m did not filter by block time"; fi
+cap max -M 2000 -p "$PP" 1
+cap max2 -M 50000 -p "$PP" 1
+if ! has max 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' && has max2 '^ow_pong;.*anon_pipe_read'; then pass capture_max_block; else fail capture_max_block "-M did not filter by block time"; fi
+
+# State filter: pipe reads sleep in TASK_INTERRUPTIBLE (1).  (Blocks that
+# end in preempt_schedule are preemptions: state 0, not a sleep.)
+cap st1 --state 1 -p "$PP" 1
+cap st2 --state 2 -p "$PP" 1
+cap st0 --state 0 -p "$PP" 1
+if has st1 '^ow_pong;.*anon_pipe_read' && ! has st2 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' && ! has st0 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$'; then
+	pass capture_state
+else
+	fail capture_state "--state 1/2/0 did not select interruptible/uninterruptible/running"
+fi
+
+# A process that exits during the capture keeps its names.
+( sleep 0.5; "$TMPD/shortlived" "$TMPD/short.out" ) &
+cap exited -u 2
+wait $!
+if has exited '^ow_short;.*short_main;' && ! has exited '^ow_short;\[unknown\];\[unknown\];'; then
+	pass capture_exited_process
+else
+	fail capture_exited_process "frames of an exited process not named"
+fi
+
+# Text format.
+"$OFFWAKE" --text -p "$PP" 1 > "$TMPD/text" 2>/dev/null
+if grep -q '^    waker:           ow_ping ' "$TMPD/text" && grep -q '^    --               --$' "$TMPD/text" &&
+   grep -q '^    target:          ow_pong ' "$TMPD/text"; then
+	pass capture_text
+else
+	fail capture_text "no waker/--/target blocks"
+fi
+
+# SVG to standard output, and -o written atomically.
+"$OFFWAKE" -p "$PP" --title "pp test" 1 > "$TMPD/out.svg" 2>/dev/null
+if xmllint --noout "$TMPD/out.svg" 2>/dev/null && grep -q 'pp test' "$TMPD/out.svg" &&
+   grep -q 'ow_pong' "$TMPD/out.svg"; then
+	pass capture_svg
+else
+	fail capture_svg "invalid SVG or missing title/frames"
+fi
+mkdir "$TMPD/o"
+"$OFFWAKE" -p "$PP" -o "$TMPD/o/g.svg" 2 2>/dev/null & OW=$!
+sleep 1
+early=$(ls "$TMPD/o")
+wait $OW; st=$?
+if [ $st -eq 0 ] && [ -z "$early" ] && [ "$(ls "$TMPD/o")" = g.svg ] && xmllint --noout "$TMPD/o/g.svg" 2>/dev/null; then
+	pass capture_output_atomic
+else
+	fail capture_output_atomic "status $st, during: '$early', after: '$(ls "$TMPD/o")'"
+fi
+
+# SIGINT ends the capture and the output is still written.
+"$OFFWAKE" -f -p "$PP" > "$TMPD/int" 2>/dev/null & OW=$!
+sleep 1.5
+kill -INT $OW
+wait $OW; st=$?
+if [ $st -eq 0 ] && has int '^ow_pong;'; then pass capture_sigint; else fail capture_sigint "status $st"; fi
+
+# Nothing of ours stays loaded.
+if bpftool prog show 2>/dev/null | grep -qE 'name (switch|waking|fork|exec)_(btf|raw) '; then
+	fail capture_unloaded "BPF programs still loaded after exit"
+else
+	pass capture_unloaded
+fi

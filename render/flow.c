@@ -67,6 +67,7 @@ static int ids_push(struct ids *a, uint32_t x)
 }
 
 struct open_frame {
+	double sd;		/* start as a double, for the width test */
 	struct pnum start;
 	struct pnum delta;
 	int has_delta;
@@ -86,6 +87,7 @@ struct state {
 	char gstr[64];
 	int gstr_nv;		/* gstr holds the group's end (a double's string) */
 	struct fg_num gend;
+	double gend_d;
 	size_t gstart;
 	int gflows;
 	struct fg_idtab gtab;	/* (frame, depth) -> node, for gflows > 1 */
@@ -163,6 +165,7 @@ static int group_at(struct state *st)
 			e = pnum_nv(strtod(buf, NULL));
 		}
 		st->gend = fg_num_from(e);
+		st->gend_d = pnum_d(e);
 		st->gstart = st->out->n;
 		st->gflows = 1;
 		return 0;
@@ -195,8 +198,11 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 			return 0;
 		}
 	}
-	if (pnum_d(pnum_sub(fg_num_get(st->gend), of->start)) < st->mwt)
-		return 0;	/* pruned */
+	/* pruned?  Integers below 2^53 subtract exactly as doubles */
+	double w = !st->t.is_nv && st->t.iv < ((__int128)1 << 53) ? st->gend_d - of->sd :
+		   pnum_d(pnum_sub(fg_num_get(st->gend), of->start));
+	if (w < st->mwt)
+		return 0;
 	if (o->n == o->cap) {
 		size_t c = o->cap ? o->cap * 2 : 1024;
 		struct fg_node *p = realloc(o->nodes, c * sizeof(*p));
@@ -235,7 +241,9 @@ static int flow(struct state *st, const struct pnum *d)
 				return -1;
 		if (ensure_open(st, b->n))
 			return -1;
+		double td = pnum_d(st->t);
 		for (size_t i = same; i < b->n; i++) {
+			st->open[i].sd = td;
 			st->open[i].start = st->t;
 			st->open[i].has_delta = d != NULL;
 			if (d)

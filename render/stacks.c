@@ -45,8 +45,17 @@ struct line {
 	uint32_t n;		/* number of tokens, the last one final */
 };
 
+/* a non-final token, kept small and together for the hot lookup */
+struct hot {
+	uint32_t off;		/* bytes in the hot arena */
+	uint32_t len;
+	uint32_t tok;		/* token id */
+};
+
 struct fg_stacks {
-	VEC(char) arena;
+	VEC(char) arena;	/* frame names and final tokens */
+	VEC(char) hotarena;	/* non-final token bytes */
+	VEC(struct hot) hot;
 	VEC(struct tok) toks;
 	struct fg_idtab toktab, finaltab;
 	VEC(struct frame) frames;
@@ -93,6 +102,8 @@ void fg_stacks_free(struct fg_stacks *s)
 	if (!s)
 		return;
 	free(s->arena.v);
+	free(s->hotarena.v);
+	free(s->hot.v);
 	free(s->toks.v);
 	fg_idtab_free(&s->toktab);
 	fg_idtab_free(&s->finaltab);
@@ -119,14 +130,21 @@ size_t fg_stacks_ignored(const struct fg_stacks *s)
 	return s->nignored;
 }
 
-static int arena_add(struct fg_stacks *s, const char *b, size_t len, uint64_t *off)
+struct arena {
+	char *v;
+	size_t n, cap;
+};
+
+static int arena_add(void *arena, const char *b, size_t len, uint64_t *off)
 {
-	while (s->arena.n + len > s->arena.cap)
-		if (vec_grow((void **)&s->arena.v, &s->arena.cap, 1))
+	struct arena *a = arena;
+
+	while (a->n + len > a->cap)
+		if (vec_grow((void **)&a->v, &a->cap, 1))
 			return -1;
-	memcpy(s->arena.v + s->arena.n, b, len);
-	*off = s->arena.n;
-	s->arena.n += len;
+	memcpy(a->v + a->n, b, len);
+	*off = a->n;
+	a->n += len;
 	return 0;
 }
 
@@ -163,7 +181,7 @@ uint32_t fg_frame_intern(struct fg_stacks *s, const char *name, size_t len)
 	if (id != FG_NONE)
 		return id;
 	struct frame f = { 0, (uint32_t)len, FG_NONE };
-	if (len > UINT32_MAX || s->frames.n >= FG_NONE - 1 || arena_add(s, name, len, &f.off) ||
+	if (len > UINT32_MAX || s->frames.n >= FG_NONE - 1 || arena_add(&s->arena, name, len, &f.off) ||
 	    VEC_PUSH(s->frames, f) || fg_idtab_put(&s->frametab, i, s->frames.n - 1, h))
 		return FG_NONE;
 	return s->frames.n - 1;
@@ -286,8 +304,15 @@ static inline int bytes_equal(const char *a, const char *b, size_t len)
 	return 1;
 }
 
+/* The bytes of a token: non-final ones live in the hot arena. */
+static const char *tok_bytes(const struct fg_stacks *s, const struct tok *k)
+{
+	return (k->leaf == FG_NONE ? s->hotarena.v : s->arena.v) + k->off;
+}
+
 /* Intern a token: non-final tokens (p NULL) and final ones (with their
- * counts) have tables of their own, so the hot table of frames stays small. */
+ * counts) have tables of their own, so the hot table of frames stays small;
+ * its entries keep the length and bytes of the token close at hand. */
 static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 			   size_t frame_len, const char *line, const struct parsed *p)
 {
@@ -295,15 +320,24 @@ static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 	struct fg_idtab *t = p ? &s->finaltab : &s->toktab;
 	size_t i;
 
-	for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
-		const struct tok *k = &s->toks.v[t->slot[i].id - 1];
-		if (t->slot[i].h == h && k->len == len && bytes_equal(s->arena.v + k->off, b, len))
-			return t->slot[i].id - 1;
+	if (!p) {
+		for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
+			const struct hot *e = &s->hot.v[t->slot[i].id - 1];
+			if (t->slot[i].h == h && e->len == len &&
+			    bytes_equal(s->hotarena.v + e->off, b, len))
+				return e->tok;
+		}
+	} else {
+		for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
+			const struct tok *k = &s->toks.v[t->slot[i].id - 1];
+			if (t->slot[i].h == h && k->len == len &&
+			    bytes_equal(s->arena.v + k->off, b, len))
+				return t->slot[i].id - 1;
+		}
 	}
 	struct tok k = { 0, (uint32_t)len, 0, FG_NONE, 0 };
 	k.frame = fg_frame_intern(s, b, frame_len);
-	if (k.frame == FG_NONE || len > UINT32_MAX || s->toks.n >= FG_NONE - 1 ||
-	    arena_add(s, b, len, &k.off))
+	if (k.frame == FG_NONE || len > UINT32_MAX || s->toks.n >= FG_NONE - 1)
 		return FG_NONE;
 	if (p) {
 		struct fg_leafinfo li = { 0 };
@@ -312,11 +346,16 @@ static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 		if (p->two)
 			li.c2 = count_read(line + p->c2, p->c2len);
 		k.leaf = s->leaves.n;
-		if (VEC_PUSH(s->leaves, li))
+		if (arena_add(&s->arena, b, len, &k.off) || VEC_PUSH(s->leaves, li) ||
+		    VEC_PUSH(s->toks, k) || fg_idtab_put(t, i, s->toks.n - 1, h))
+			return FG_NONE;
+	} else {
+		struct hot e = { (uint32_t)s->hotarena.n, (uint32_t)len, (uint32_t)s->toks.n };
+		if (s->hotarena.n + len > UINT32_MAX || arena_add(&s->hotarena, b, len, &k.off) ||
+		    VEC_PUSH(s->toks, k) || VEC_PUSH(s->hot, e) ||
+		    fg_idtab_put(t, i, s->hot.n - 1, h))
 			return FG_NONE;
 	}
-	if (VEC_PUSH(s->toks, k) || fg_idtab_put(t, i, s->toks.n - 1, h))
-		return FG_NONE;
 	return s->toks.n - 1;
 }
 
@@ -650,7 +689,7 @@ static int rank_tokens(struct fg_stacks *s)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct item){ s->arena.v + s->toks.v[i].off, s->toks.v[i].len, i };
+		it[i] = (struct item){ tok_bytes(s, &s->toks.v[i]), s->toks.v[i].len, i };
 	if (mkqs_bytes(it, n)) {
 		free(it);
 		free(rank);

@@ -53,7 +53,8 @@ if [ "$ngen" -gt 0 ]; then
 fi
 
 list=$(mktemp); log=$(mktemp); trap 'rm -f "$list" "$log"' EXIT
-for f in $D/cases/*.opts $D/cases/*.folded ${ngen:+$gendir/*.opts $gendir/*.folded}; do
+gl=; [ "$ngen" -gt 0 ] && gl="$gendir/*.opts $gendir/*.folded"
+for f in $D/cases/*.opts $D/cases/*.folded $gl; do
 	[ -e "$f" ] || continue
 	p=${f%.*}
 	case $(basename "$p") in *"$pat"*) echo "$p" ;; esac

@@ -361,10 +361,10 @@ def compare_docs(exp, ours, ctx):
 
 
 def well_formed(data):
-    p = xml.parsers.expat.ParserCreate()
+    p = xml.parsers.expat.ParserCreate('UTF-8')	# the output is UTF-8 whatever --encoding says
     try:
         p.Parse(data, True)
-    except xml.parsers.expat.ExpatError as e:
+    except (xml.parsers.expat.ExpatError, ValueError, LookupError) as e:
         return 'not well-formed XML: %s' % e
     return None
 

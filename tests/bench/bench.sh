@@ -93,6 +93,7 @@ measure() {
 	local r t0 t1 w rss
 	M_WALL= M_RSS=0 M_ST=0
 	for ((r = 0; r < RUNS; r++)); do
+		rm -f "$out"	# truncating the previous output must not be timed
 		t0=$EPOCHREALTIME
 		"$TIMEBIN" -f '%M' -o "$B/time.txt" "$@" > "$out" 2> "$B/stderr.txt"
 		M_ST=$?
@@ -131,6 +132,7 @@ for n in "${sizes[@]}"; do
 	rm -f "$B/floor.out"
 	measure "$B/ours.svg" "$OURS" render "$in"; record "$n" offwake-svg
 	[ "$M_ST" -eq 0 ] && OUTSIZE[$n]=$(stat -c %s "$B/ours.svg")
+	echo "   offwake-svg wrote $(awk -v b="${OUTSIZE[$n]:-0}" 'BEGIN { printf "%.1f MB", b / 1e6 }') of SVG" >&2
 	measure "$B/ours.svg" sh -c 'cat "$1" | "$2" render' sh "$in" "$OURS"; record "$n" "offwake-svg|pipe"
 	if [ -n "$INF" ]; then
 		measure "$B/inferno.svg" "$INF" "$in"; record "$n" inferno
@@ -148,7 +150,8 @@ done
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
 echo "offwake-svg bench: chain-format folded input, seed $SEED, best of $RUNS wall time, largest peak RSS"
-echo "(offwake-svg|pipe reads the same file through a pipe from cat, as after offwaketime)"
+echo "(offwake-svg|pipe reads the same file through a pipe from cat, as after offwaketime;"
+echo " every tool reads the input from the page cache and writes its output to a file in $B)"
 printf '%-9s %-9s %-17s %10s %12s %10s\n' lines input tool wall_s peakRSS_MB RSS/input
 for key in "${rows[@]}"; do
 	n=${key%%/*} tool=${key#*/}
@@ -189,6 +192,12 @@ if [ -z "$INF" ]; then
 	echo
 	echo "inferno was not measured in this run.  For reference only, issue 2 quotes inferno 0.11 on"
 	echo "this VM: 0.18 s / 36 MB (10k), 0.98 s / 314 MB (100k), 11.45 s / 2.99 GB (1M)."
+	line="quoted inferno / ours (not the same run):"
+	for n in "${sizes[@]}"; do
+		case $n in 10000) q=0.18 ;; 100000) q=0.98 ;; 1000000) q=11.45 ;; *) continue ;; esac
+		line+=" $n: $(ratio "$q" "${WALL[$n/offwake-svg]:-}")"
+	done
+	echo "$line"
 fi
 [ -z "$FGPL" ] && echo "flamegraph.pl was not measured (set FLAMEGRAPH_PL=/path/to/flamegraph.pl)."
 for key in "${rows[@]}"; do [ "${WALL[$key]}" = fail ] && case $key in */offwake-svg*) exit 1 ;; esac; done

@@ -87,6 +87,7 @@ struct state {
 	char gstr[64];
 	int gstr_nv;		/* gstr holds the group's end (a double's string) */
 	struct fg_num gend;
+	struct pnum gend_prune;
 	double gend_d;
 	size_t gstart;
 	int gflows;
@@ -134,7 +135,7 @@ static long gtab_find(struct state *st, uint32_t frame, uint32_t depth)
 		size_t idx = t->slot[i].id - 1;
 		const struct fg_node *nd = &st->out->nodes[idx];
 		if (t->slot[i].h == h && idx >= st->gstart && nd->frame == frame &&
-		    nd->depth == depth && !nd->dropped)
+		    nd->depth == depth)
 			return (long)idx;
 	}
 	return -1;
@@ -158,11 +159,16 @@ static int group_at(struct state *st)
 		same = st->out->n > st->gstart && !strcmp(buf, st->gstr);
 	}
 	if (!same) {
+		/* The end is read back from its string.  Perl's pruning reads
+		 * that string afresh (an integral value is an exact integer);
+		 * drawing first multiplies it, so there it stays a double. */
 		struct pnum e = st->t;
 		st->gstr_nv = e.is_nv;
+		st->gend_prune = e;
 		if (e.is_nv) {
 			memcpy(st->gstr, buf, sizeof(buf));
 			e = pnum_nv(strtod(buf, NULL));
+			st->gend_prune = pnum_from_string_nv(e.nv);
 		}
 		st->gend = fg_num_from(e);
 		st->gend_d = pnum_d(e);
@@ -183,9 +189,12 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 	struct fg_flow *o = st->out;
 	struct open_frame *of = &st->open[depth];
 
+	/* pruned?  Integers below 2^53 subtract exactly as doubles */
+	double w = !st->t.is_nv && st->t.iv < ((__int128)1 << 53) ? st->gend_d - of->sd :
+		   pnum_d(pnum_sub(st->gend_prune, of->start));
 	if (st->gflows > 1) {
-		/* a node with the same name, depth and end: Perl keeps one entry,
-		 * with this later start, which makes it zero-width */
+		/* a node with the same name, depth and end string: Perl keeps
+		 * one entry, with this later start, and tests its width again */
 		long idx = gtab_find(st, frame, depth);
 		if (idx >= 0) {
 			o->nodes[idx].start = fg_num_from(of->start);
@@ -193,14 +202,10 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 				o->nodes[idx].delta = fg_num_from(of->delta);
 				o->nodes[idx].has_delta = 1;
 			}
-			if (0 < st->mwt)
-				o->nodes[idx].dropped = 1;
+			o->nodes[idx].dropped = w < st->mwt;
 			return 0;
 		}
 	}
-	/* pruned?  Integers below 2^53 subtract exactly as doubles */
-	double w = !st->t.is_nv && st->t.iv < ((__int128)1 << 53) ? st->gend_d - of->sd :
-		   pnum_d(pnum_sub(fg_num_get(st->gend), of->start));
 	if (w < st->mwt)
 		return 0;
 	if (o->n == o->cap) {

@@ -31,9 +31,11 @@ static int iv_able(struct pnum a, __int128 *out)
 		*out = a.iv;
 		return 1;
 	}
-	if (a.nv != a.nv || a.nv != floor(a.nv))
+	if (a.is_nv == 2 || a.nv != a.nv || a.nv != floor(a.nv))
 		return 0;
-	if (a.nv < -9223372036854775808.0 || a.nv >= 18446744073709551616.0)
+	/* Perl marks the converted integer public (IOK) only when a double
+	 * holds every integer up to it: below 2^53 */
+	if (fabs(a.nv) >= 9007199254740992.0)
 		return 0;
 	*out = a.nv < 0 ? (__int128)(int64_t)a.nv : (__int128)(uint64_t)a.nv;
 	return 1;
@@ -150,6 +152,15 @@ int pnum_fmt(struct pnum a, char *buf, size_t size)
 	return a.is_nv ? perl_fmt_nv(a.nv, buf, size) : fmt_i128(a.iv, buf, size);
 }
 
+struct pnum pnum_from_string_nv(double v)
+{
+	/* a number read from a string is an integer when it is integral and
+	 * in range, whatever its size (unlike the result of arithmetic) */
+	if (v == floor(v) && v >= -9223372036854775808.0 && v < 18446744073709551616.0)
+		return pnum_iv(v < 0 ? (__int128)(int64_t)v : (__int128)(uint64_t)v);
+	return pnum_nv(v);
+}
+
 struct pnum pnum_parse_count(const char *s, size_t len)
 {
 	size_t i = 0;
@@ -169,7 +180,9 @@ struct pnum pnum_parse_count(const char *s, size_t len)
 		return pnum_nv(HUGE_VAL);
 	memcpy(tmp, s, len);
 	tmp[len] = 0;
-	struct pnum r = pnum_nv(strtod(tmp, NULL));
+	/* a decimal point: a double for good; digits beyond 2^64: a double */
+	struct pnum r = memchr(s, '.', len) ? pnum_nv_string(strtod(tmp, NULL)) :
+		       pnum_nv(strtod(tmp, NULL));
 	if (tmp != stackbuf)
 		free(tmp);
 	return r;
@@ -225,7 +238,10 @@ struct pnum pnum_numify(const char *s)
 						 strlen(buf) - (neg || *buf == '+'));
 		r = neg ? pnum_sub(pnum_iv(0), u) : u;
 	} else {
-		r = pnum_nv(strtod(buf, NULL));
+		/* with an exponent, an integral in-range value is an integer;
+		 * with only a decimal point, a double for good */
+		double v = strtod(buf, NULL);
+		r = strpbrk(buf, "eE") ? pnum_from_string_nv(v) : pnum_nv_string(v);
 	}
 	free(buf);
 	return r;

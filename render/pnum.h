@@ -15,7 +15,10 @@
 #include <stddef.h>
 
 struct pnum {
-	int is_nv;	/* 0: exact integer in iv; 1: double in nv */
+	int is_nv;	/* 0: exact integer in iv; 1: double in nv (an integral
+			 * value below 2^53 takes the integer path again);
+			 * 2: double read from a string with a decimal point,
+			 * which Perl never takes for an integer */
 	__int128 iv;	/* within [INT64_MIN, UINT64_MAX] when !is_nv */
 	double nv;
 };
@@ -28,6 +31,11 @@ static inline struct pnum pnum_iv(__int128 v)
 static inline struct pnum pnum_nv(double v)
 {
 	struct pnum p = { 1, 0, v };
+	return p;
+}
+static inline struct pnum pnum_nv_string(double v)
+{
+	struct pnum p = { 2, 0, v };
 	return p;
 }
 
@@ -66,6 +74,8 @@ int pnum_fmt(struct pnum a, char *buf, size_t size);
 int perl_fmt_nv(double v, char *buf, size_t size);
 /* The value of a count string matching \d+(\.\d*)? as Perl reads it. */
 struct pnum pnum_parse_count(const char *s, size_t len);
+/* The value of a double parsed from a string, as Perl keeps it. */
+struct pnum pnum_from_string_nv(double v);
 /* Perl's numeric value of an arbitrary string (leading number, else 0). */
 struct pnum pnum_numify(const char *s);
 

@@ -59,8 +59,13 @@ int fg_options_check(const struct fg_options *o)
 			o->minwidth);
 		return FG_EXIT_USAGE;
 	}
-	if (o->width < 1 || o->height < 1 || !(o->fontsize > 0) || !(o->fontwidth > 0)) {
-		fprintf(stderr, "offwake-svg: --width, --height, --fontsize and --fontwidth must be positive\n");
+	if (o->width <= 2 * XPAD || o->width > 10000000) {
+		fprintf(stderr, "offwake-svg: --width %lld is out of range (%d to 10000000 pixels)\n",
+			o->width, 2 * XPAD + 1);
+		return FG_EXIT_USAGE;
+	}
+	if (o->height < 1 || o->height > 100000 || !(o->fontsize > 0) || !(o->fontwidth > 0)) {
+		fprintf(stderr, "offwake-svg: --height, --fontsize and --fontwidth must be positive\n");
 		return FG_EXIT_USAGE;
 	}
 	struct fg_palette *p = fg_palette_load(o->colors, err, sizeof(err));
@@ -198,9 +203,12 @@ static void write_head(struct ctx *c, const char *bg1, const char *bg2)
 		"<script type=\"text/ecmascript\">\n<![CDATA[\n"
 		"var fg_config = {\"nametype\":");
 	json_string(ob, o->nametype);
-	ob_printf(ob, ",\"fontsize\":%.17g,\"fontwidth\":%.17g,\"xpad\":%d,\"inverted\":%s,"
-		  "\"searchcolor\":\"rgb(230,0,230)\"};\n",
-		  c->fontsize, o->fontwidth, XPAD, o->inverted ? "true" : "false");
+	ob_puts(ob, ",\"fontsize\":");
+	ob_perlnum(ob, c->fontsize);
+	ob_puts(ob, ",\"fontwidth\":");
+	ob_perlnum(ob, o->fontwidth);
+	ob_printf(ob, ",\"xpad\":%d,\"inverted\":%s,\"searchcolor\":\"rgb(230,0,230)\"};\n",
+		  XPAD, o->inverted ? "true" : "false");
 	ob_puts(ob, fg_script_js);
 	ob_puts(ob, "]]>\n</script>\n");
 }

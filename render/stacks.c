@@ -217,7 +217,7 @@ uint32_t fg_frame_waker(struct fg_stacks *s, uint32_t id)
 
 struct pnum fg_count_pnum(struct fg_count c)
 {
-	return c.nv ? pnum_nv(c.d) : pnum_iv(c.u);
+	return c.nv == 2 ? pnum_nv_string(c.d) : c.nv ? pnum_nv(c.d) : pnum_iv(c.u);
 }
 
 static struct fg_count count_read(const char *p, size_t len)

@@ -45,9 +45,12 @@ fi
 
 seed=${DIFFTEST_SEED:-1}
 ngen=${DIFFTEST_GEN:-400}
-gendir=build/difftest/gen-$seed
+# a directory of this run's own (several runs may go on at once); kept when
+# something failed, so that the failing cases can be re-run and inspected
+gendir=
 if [ "$ngen" -gt 0 ]; then
-	rm -rf "$gendir"; mkdir -p "$gendir"
+	mkdir -p build/difftest
+	gendir=$(mktemp -d "build/difftest/gen-$seed.XXXXXX")
 	python3 $D/gen_cases.py --seed "$seed" --count "$ngen" --out "$gendir" ||
 		{ echo "FAIL: difftest: gen_cases.py failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
@@ -69,5 +72,11 @@ xargs -a "$list" -n 8 -P "$jobs" sh -c 'out=$(python3 "$0" run $SELFOPT "$REFCMD
 cat "$log"
 pass=$(grep -c '^PASS: ' "$log"); fail=$(grep -c '^FAIL: ' "$log")
 echo
+if [ -n "$gendir" ] && [ "$fail" -eq 0 ]; then
+	rm -rf "$gendir"
+elif [ -n "$gendir" ]; then
+	echo "generated cases kept in $gendir; re-run one with"
+	echo "  python3 $D/svgcmp.py run '$REF' '$OURS' $gendir/NAME"
+fi
 echo "difftest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

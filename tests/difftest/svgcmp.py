@@ -463,6 +463,14 @@ def run_case(prefix, line, ref_cmd, ours_cmd, self_mode):
             if wf:
                 return False, 'ours: ' + wf, ''
         probs = compare_docs(Doc(decode(rout)), Doc(decode(oout)), ctx)
+        # the warnings spec section 11 lists (stderr; wording may carry a prefix)
+        rtxt, otxt = rerr.decode('utf-8', 'replace'), oerr.decode('utf-8', 'replace')
+        for pat in (r'Ignored \d+ lines with invalid format', r'Stack count is low \([^)]*\)',
+                    r'ERROR: No stack counts found'):
+            want = re.findall(pat, rtxt)
+            got = re.findall(pat, otxt)
+            if want != got:
+                probs.append('stderr warning: expected %r, got %r' % (want, got))
         # --cp: palette.map written back
         if opts.get('cp') and not ctx.random:
             pm = []

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * unit_render.c - unit tests of the render/ library's modules on their own:
+ * Perl number rules, UTF-8 helpers, the folded-line grammar, the option
+ * parser, palettes and the in-memory stack set.  Prints PASS:/FAIL: lines.
+ */
+#include "fg.h"
+#include "palette.h"
+#include "pnum.h"
+#include "stacks.h"
+#include "utf8.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failed;
+
+static void check(int ok, const char *name, const char *detail)
+{
+	printf("%s: %s%s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": ", ok ? "" : detail);
+	failed |= !ok;
+}
+
+static void check_str(const char *got, const char *want, const char *name)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "got '%s', want '%s'", got, want);
+	check(!strcmp(got, want), name, buf);
+}
+
+static void test_pnum(void)
+{
+	char b[64];
+
+	pnum_fmt(pnum_add(pnum_parse_count("9223372036854775807", 19), pnum_iv(1)), b, sizeof(b));
+	check_str(b, "9223372036854775808", "pnum: integers stay exact past 2^63");
+	pnum_fmt(pnum_add(pnum_iv(UINT64_MAX), pnum_iv(1)), b, sizeof(b));
+	check_str(b, "1.84467440737096e+19", "pnum: past 2^64 becomes %.15g double");
+	pnum_fmt(pnum_add(pnum_nv(0.1), pnum_nv(0.2)), b, sizeof(b));
+	check_str(b, "0.3", "pnum: doubles print with 15 digits");
+	struct pnum c = pnum_parse_count("19.", 3);
+	check(c.is_nv == 2, "pnum: a count with a decimal point stays a double", "not a string double");
+	pnum_fmt(pnum_add(pnum_parse_count("9223372036854775807", 19), c), b, sizeof(b));
+	check_str(b, "9.22337203685478e+18", "pnum: integer + decimal string is a double sum");
+	pnum_fmt(pnum_numify("  12abc"), b, sizeof(b));
+	check_str(b, "12", "pnum: numify takes the leading number");
+	pnum_fmt(pnum_numify("1e3"), b, sizeof(b));
+	check_str(b, "1000", "pnum: numify reads exponents");
+	pnum_fmt(pnum_div(pnum_iv(7), pnum_iv(2)), b, sizeof(b));
+	check_str(b, "3.5", "pnum: division is exact or a double");
+}
+
+static void test_utf8(void)
+{
+	size_t n;
+	char *r = utf8_repair("a\xff" "b\xc3", 4, &n);
+
+	check(r && n == 8 && !memcmp(r, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD", 8),
+	      "utf8: invalid bytes become U+FFFD", "wrong repair");
+	free(r);
+	check(utf8_count("\xE6\x97\xA5\xF0\x9F\x98\x80x", 8) == 3, "utf8: code points counted",
+	      "wrong count");
+	check(perl_space_before("a\xC2\xA0", 3) == 2, "utf8: U+00A0 is Perl whitespace", "no");
+	check(perl_space_before("a\x1c", 2) == 0, "utf8: U+001C is not Perl whitespace", "yes");
+}
+
+/* Render lines and return the output in a malloc'd buffer. */
+static char *render(const char *input, int argc, char **argv, int *status)
+{
+	struct fg_options o;
+	int nf;
+	char *out = NULL;
+	size_t outlen = 0;
+
+	fg_options_init(&o);
+	o.quiet = 1;
+	if (fg_options_parse(&o, argc, argv, &nf, "unit")) {
+		*status = -2;
+		return NULL;
+	}
+	struct fg_stacks *s = fg_stacks_new();
+	FILE *in = fmemopen((void *)input, strlen(input), "r");
+	fg_stacks_set_reverse(s, o.reverse);
+	fg_stacks_read(s, in, "input");
+	fclose(in);
+	FILE *f = open_memstream(&out, &outlen);
+	*status = fg_render(&o, s, f);
+	fclose(f);
+	fg_stacks_free(s);
+	return out;
+}
+
+static void test_grammar(void)
+{
+	struct fg_stacks *s = fg_stacks_new();
+	const char *good[] = { "a;b 5", "a;b  5", "a 12.", "a 1.5", "a\t7", "a 3 4", "a 5\r" };
+	const char *bad[] = { "a;b -5", "a +7", "a 1e3", "a .5", "a 5,000", "a 0x10", "a 5 ", "a5", "" };
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		check(fg_stacks_add_line(s, good[i], strlen(good[i])) == 0, "grammar: valid line", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		check(fg_stacks_add_line(s, bad[i], strlen(bad[i])) == 1, "grammar: invalid line", bad[i]);
+	check(fg_stacks_lines(s) == 7 && fg_stacks_ignored(s) == 9, "grammar: lines counted",
+	      "wrong counts");
+	const char *fr[] = { "x;y", "z" };
+	size_t len[] = { 3, 1 };
+	check(fg_stacks_add(s, fr, len, 2, 1) == -1, "stacks: ';' refused in a frame from code", "accepted");
+	fg_stacks_free(s);
+
+	/* the stack part keeps one trailing space: "b " is its own frame */
+	int st;
+	char *a1[] = { "--minwidth=0" };
+	char *svg = render("a;b  5\na;b 5\n", 1, a1, &st);
+	check(svg && strstr(svg, "<title>b  (5 samples, 50.00%)</title>"), "grammar: two spaces keep one",
+	      "frame 'b ' missing");
+	free(svg);
+	/* whole-line sort splits siblings: b, b2, b again */
+	svg = render("q;b 5\nq;b2 3\nq;b;c 1\n", 1, a1, &st);
+	int nb = 0;
+	for (const char *p = svg; (p = strstr(p, "<title>b (")); p++)
+		nb++;
+	check(nb == 2, "merge: 'b' split around 'b2' by the line sort", "not two b frames");
+	free(svg);
+}
+
+static void test_options(void)
+{
+	struct fg_options o;
+	int nf;
+	char *ok[] = { "--color=chain", "-inv", "--countn", "ms", "file1", "--WIDTH=+0900", "--", "--x" };
+
+	fg_options_init(&o);
+	int r = fg_options_parse(&o, 8, ok, &nf, "unit");
+	check(r == 0 && !strcmp(o.colors, "chain") && o.inverted && !strcmp(o.countname, "ms") &&
+	      o.width == 900 && nf == 2 && !strcmp(ok[0], "file1") && !strcmp(ok[1], "--x"),
+	      "options: prefixes, single dash, case, permute, --", "parsed wrongly");
+	fflush(stdout);
+	FILE *saved = stderr;
+	stderr = fopen("/dev/null", "w");
+	char *amb[] = { "--h" }, *unk[] = { "--nohash" }, *val[] = { "--hash=1" },
+	     *num[] = { "--width=abc" }, *miss[] = { "--title" };
+	fg_options_init(&o);
+	int e1 = fg_options_parse(&o, 1, amb, &nf, "unit");
+	int e2 = fg_options_parse(&o, 1, unk, &nf, "unit");
+	int e3 = fg_options_parse(&o, 1, val, &nf, "unit");
+	int e4 = fg_options_parse(&o, 1, num, &nf, "unit");
+	int e5 = fg_options_parse(&o, 1, miss, &nf, "unit");
+	fclose(stderr);
+	stderr = saved;
+	check(e1 == -1 && e2 == -1 && e3 == -1 && e4 == -1 && e5 == -1,
+	      "options: ambiguous, unknown, flag value, bad number, missing value", "accepted");
+	char *fl[] = { "--fontsize=1_2.5" };
+	fg_options_init(&o);
+	fg_options_parse(&o, 1, fl, &nf, "unit");
+	check(!strcmp(o.fontsize_text, "12.5") && o.fontsize == 12.5,
+	      "options: float keeps its text, underscores dropped", o.fontsize_text);
+}
+
+static void test_palette(void)
+{
+	char err[256], c[32];
+	struct fg_palette *p = fg_palette_load("hot", err, sizeof(err));
+
+	check(p != NULL, "palette: hot loads", err);
+	fg_palette_color(p, FG_V_DEFAULT, "", 0, c, sizeof(c));
+	check_str(c, "rgb(213,39,9)", "palette: root colour (drand48 seeded 0)");
+	fg_palette_free(p);
+	p = fg_palette_load("java", err, sizeof(err));
+	fg_palette_color(p, FG_V_DEFAULT, "a::b_[k]", 8, c, sizeof(c));
+	check(!strncmp(c, "rgb(", 4) && atoi(c + 4) == atoi(strchr(c, ',') + 1),
+	      "palette: java C++ kernel frame is yellow (r == g)", c);
+	fg_palette_free(p);
+	p = fg_palette_load("chain", err, sizeof(err));
+	fg_palette_color(p, FG_V_HASH, "read_[w]", 8, c, sizeof(c));
+	check(!strncmp(c, "rgb(", 4) && atoi(c + 4) < 111, "palette: chain waker frame is aqua", c);
+	char s1[32], s2[32];
+	check(fg_palette_background(p, "", s1, s2) == 0 && !strcmp(s2, "#e0e0ff"),
+	      "palette: chain background is blue", s2);
+	check(fg_palette_background(p, "pink", s1, s2) == -1, "palette: unknown --bgcolors refused", "ok");
+	fg_palette_free(p);
+	p = fg_palette_load("nosuch", err, sizeof(err));
+	fg_palette_color(p, FG_V_DEFAULT, "x", 1, c, sizeof(c));
+	check_str(c, "rgb(0,0,0)", "palette: unknown palette is black");
+	fg_palette_free(p);
+	fg_delta_color(pnum_iv(5), pnum_iv(10), 0, c, sizeof(c));
+	check_str(c, "rgb(255,105,105)", "palette: delta +5 of 10 is light red");
+	fg_delta_color(pnum_iv(5), pnum_iv(10), 1, c, sizeof(c));
+	check_str(c, "rgb(105,105,255)", "palette: --negate swaps to blue");
+}
+
+static void test_render(void)
+{
+	int st;
+	char *none[] = { "--colors=chain" };
+	char *svg = render("t;a;--;w;-;u;waker 10\n", 1, none, &st);
+
+	check(st == 0 && svg && strstr(svg, "fill=\"rgb(160,160,160)\"") &&
+	      strstr(svg, "<title>- (10 samples, 100.00%)</title>"),
+	      "render: chain divider grey, waker '-' shown as '-'", "missing");
+	const char *dash = strstr(svg, "<title>- (");
+	check(dash && strstr(dash, "fill=\"rgb(200,200,200)\""), "render: waker-side '-' is grey (improvement)",
+	      "not grey");
+	free(svg);
+	svg = render("bad\n", 0, NULL, &st);
+	check(st == FG_EXIT_EMPTY && strstr(svg, "ERROR: No valid input provided to flamegraph.pl."),
+	      "render: empty input gives the error SVG and status 2", "wrong");
+	free(svg);
+	char *t[] = { "--title=</text><script>x</script>", "--notes=a-->b" };
+	svg = render("a 1\n", 2, t, &st);
+	check(svg && !strstr(svg, "<script>x") && strstr(svg, "&lt;/text&gt;&lt;script&gt;") &&
+	      !strstr(svg, "a-->b"), "render: option strings escaped", "injection");
+	free(svg);
+}
+
+int main(void)
+{
+	test_pnum();
+	test_utf8();
+	test_grammar();
+	test_options();
+	test_palette();
+	test_render();
+	return failed;
+}

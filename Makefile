@@ -73,7 +73,7 @@ offwake-svg: $(SRC_OBJ) $(OUT)/librender.a
 
 # Build dependencies (Debian package names); installed when missing.
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
-	zlib1g-dev libiberty-dev bpftool pkg-config
+	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -99,8 +99,12 @@ golden: offwake-svg
 bench: offwake-svg
 	bash tests/bench/bench.sh
 
+# The README's first command: render the bundled tar | gzip capture.
 example: offwake-svg
-	./offwake-svg render --colors=chain --countname=us examples/offwake-tar-gzip.folded > examples/offwake-tar-gzip.svg
+	./offwake-svg render --colors=chain --countname=us \
+		--title="Off-Wake Time Flame Graph: tar | gzip" \
+		examples/offwake-tar-gzip.folded > examples/offwake-tar-gzip.svg
+	@echo "wrote examples/offwake-tar-gzip.svg"
 
 install: offwake-svg
 	install -D -m 0755 offwake-svg $(DESTDIR)$(BINDIR)/offwake-svg

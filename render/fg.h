@@ -67,7 +67,9 @@ void fg_options_init(struct fg_options *o);
 /*
  * Parse flamegraph.pl's command line (Getopt::Long rules: --opt=value,
  * --opt value, single dash, unique prefixes, permuted operands, "--").
- * Non-option arguments are stored back into argv[0..*nfiles-1].
+ * Non-option arguments are stored back into argv[0..*nfiles-1].  Float
+ * values are normalised in place (underscores dropped), so the strings
+ * must be writable, as main()'s argv is.
  * Returns 0 on success, 1 for --help (usage already printed to stdout),
  * -1 on error (message and usage printed to stderr).
  */

@@ -150,7 +150,7 @@ static void test_options(void)
 	stderr = saved;
 	check(e1 == -1 && e2 == -1 && e3 == -1 && e4 == -1 && e5 == -1,
 	      "options: ambiguous, unknown, flag value, bad number, missing value", "accepted");
-	char *fl[] = { "--fontsize=1_2.5" };
+	char fl0[] = "--fontsize=1_2.5", *fl[] = { fl0 };	/* parsed in place */
 	fg_options_init(&o);
 	fg_options_parse(&o, 1, fl, &nf, "unit");
 	check(!strcmp(o.fontsize_text, "12.5") && o.fontsize == 12.5,

@@ -100,7 +100,8 @@ bench: offwake-svg
 	bash tests/bench/bench.sh
 
 # The README's first command: render the bundled tar | gzip capture.
-example: offwake-svg
+example: deps
+	$(MAKE) offwake-svg
 	./offwake-svg render --colors=chain --countname=us \
 		--title="Off-Wake Time Flame Graph: tar | gzip" \
 		examples/offwake-tar-gzip.folded > examples/offwake-tar-gzip.svg
@@ -108,9 +109,16 @@ example: offwake-svg
 
 install: offwake-svg
 	install -D -m 0755 offwake-svg $(DESTDIR)$(BINDIR)/offwake-svg
+	install -D -m 0644 src/offwake-svg.8 $(DESTDIR)$(MANDIR)/man8/offwake-svg.8
+	install -D -m 0644 src/offwake-svg.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/offwake-svg
+	install -d $(DESTDIR)$(DATADIR)/palettes
+	install -m 0644 palettes/* $(DESTDIR)$(DATADIR)/palettes/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/offwake-svg
+	rm -f $(DESTDIR)$(BINDIR)/offwake-svg $(DESTDIR)$(MANDIR)/man8/offwake-svg.8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/offwake-svg
+	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
 	rm -rf $(OUT) offwake-svg

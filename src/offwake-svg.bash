@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: Apache-2.0
+# offwake-svg.bash - bash completion for offwake-svg.
+_offwake_svg()
+{
+	local cur prev words cword
+	_init_completion 2>/dev/null || {
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD-1]}
+	}
+	local render="--title --subtitle --width --height --minwidth --fonttype --fontsize
+		--fontwidth --countname --nametype --colors --bgcolors --hash --random --cp
+		--reverse --inverted --flamechart --negate --notes --total --factor --encoding
+		--nameattr --help"
+	local capture="-p --pid -t --tid -u --user-threads-only -k --kernel-threads-only
+		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
+		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
+		-h --help --version"
+	case $prev in
+	--colors|--color)
+		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
+		return ;;
+	--bgcolors)
+		COMPREPLY=($(compgen -W "yellow blue green grey" -- "$cur"))
+		return ;;
+	-p|--pid)
+		COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
+		return ;;
+	-o|--output|--nameattr)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	esac
+	case ${COMP_WORDS[1]} in
+	render|diff|unfold)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$render" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return ;;
+	esac
+	if [ "$COMP_CWORD" -eq 1 ] && [[ $cur != -* ]]; then
+		COMPREPLY=($(compgen -W "render diff unfold" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W "$capture $render" -- "$cur"))
+	fi
+}
+complete -F _offwake_svg offwake-svg

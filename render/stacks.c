@@ -8,8 +8,11 @@
 #include "utf8.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct tok {
 	uint64_t off;		/* bytes in the arena */
@@ -310,11 +313,11 @@ static const char *tok_bytes(const struct fg_stacks *s, const struct tok *k)
 	return (k->leaf == FG_NONE ? s->hotarena.v : s->arena.v) + k->off;
 }
 
-/* Intern a token: non-final tokens (p NULL) and final ones (with their
+/* Intern a token: non-final tokens (p NULL) and final ones (p: their
  * counts) have tables of their own, so the hot table of frames stays small;
  * its entries keep the length and bytes of the token close at hand. */
 static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
-			   size_t frame_len, const char *line, const struct parsed *p)
+			   size_t frame_len, const struct fg_leafinfo *p)
 {
 	uint32_t h = fg_h32(fg_hash_bytes(b, len));
 	struct fg_idtab *t = p ? &s->finaltab : &s->toktab;
@@ -340,13 +343,8 @@ static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 	if (k.frame == FG_NONE || len > UINT32_MAX || s->toks.n >= FG_NONE - 1)
 		return FG_NONE;
 	if (p) {
-		struct fg_leafinfo li = { 0 };
-		li.two = (uint8_t)p->two;
-		li.c1 = count_read(line + p->c1, p->c1len);
-		if (p->two)
-			li.c2 = count_read(line + p->c2, p->c2len);
 		k.leaf = s->leaves.n;
-		if (arena_add(&s->arena, b, len, &k.off) || VEC_PUSH(s->leaves, li) ||
+		if (arena_add(&s->arena, b, len, &k.off) || VEC_PUSH(s->leaves, *p) ||
 		    VEC_PUSH(s->toks, k) || fg_idtab_put(t, i, s->toks.n - 1, h))
 			return FG_NONE;
 	} else {
@@ -406,12 +404,17 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 		if (!semi)
 			break;
 		size_t end = semi - line + 1;
-		uint32_t t = tok_intern(s, line + pos, end - pos, end - pos - 1, NULL, NULL);
+		uint32_t t = tok_intern(s, line + pos, end - pos, end - pos - 1, NULL);
 		if (t == FG_NONE || VEC_PUSH(s->seq, t) || VEC_PUSH(s->prev_end, (uint32_t)end))
 			return -1;
 		pos = end;
 	}
-	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, line, p);
+	struct fg_leafinfo li = { 0 };
+	li.two = (uint8_t)p->two;
+	li.c1 = count_read(line + p->c1, p->c1len);
+	if (p->two)
+		li.c2 = count_read(line + p->c2, p->c2len);
+	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, &li);
 	if (t == FG_NONE || VEC_PUSH(s->seq, t))
 		return -1;
 	l.n = s->seq.n - l.off;
@@ -533,7 +536,36 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *
 	return ret;
 }
 
-int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
+/* Where lines come from: a stream, or a byte range of a file (pread). */
+struct source {
+	FILE *f;
+	int fd;
+	off_t pos, end;
+	int err;
+};
+
+static size_t source_get(struct source *r, char *buf, size_t n)
+{
+	if (r->f) {
+		size_t got = fread(buf, 1, n, r->f);
+		if (!got && ferror(r->f))
+			r->err = 1;
+		return got;
+	}
+	if (r->pos >= r->end)
+		return 0;
+	if ((off_t)n > r->end - r->pos)
+		n = r->end - r->pos;
+	ssize_t got = pread(r->fd, buf, n, r->pos);
+	if (got <= 0) {
+		r->err = 1;
+		return 0;
+	}
+	r->pos += got;
+	return (size_t)got;
+}
+
+static int read_lines(struct fg_stacks *s, struct source *r)
 {
 	size_t cap = 1 << 20, have = 0;
 	char *buf = malloc(cap);
@@ -541,7 +573,7 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 	if (!buf)
 		return -1;
 	for (;;) {
-		if (have == cap) {
+		if (have == cap) {	/* a line longer than the buffer */
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
 				free(buf);
@@ -550,7 +582,7 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 			buf = nb;
 			cap *= 2;
 		}
-		size_t got = fread(buf + have, 1, cap - have, f);
+		size_t got = source_get(r, buf + have, cap - have);
 		have += got;
 		size_t start = 0;
 		char *nl;
@@ -566,11 +598,123 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 		if (got == 0)
 			break;
 	}
-	int err = ferror(f);
+	int err = r->err;
 	if (!err && have && fg_stacks_add_line(s, buf, have) < 0)
 		err = 1;
 	free(buf);
 	return err ? -1 : 0;
+}
+
+/* Append the lines of src to dst, interning src's tokens in dst. */
+static int merge_stacks(struct fg_stacks *dst, const struct fg_stacks *src)
+{
+	uint32_t *map = malloc((src->toks.n + 1) * sizeof(*map));
+
+	if (!map)
+		return -1;
+	for (size_t i = 0; i < src->toks.n; i++) {
+		const struct tok *k = &src->toks.v[i];
+		const struct fg_leafinfo *li = k->leaf == FG_NONE ? NULL : &src->leaves.v[k->leaf];
+		map[i] = tok_intern(dst, tok_bytes(src, k), k->len, src->frames.v[k->frame].len, li);
+		if (map[i] == FG_NONE) {
+			free(map);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < src->lines.n; i++) {
+		struct line l = { dst->seq.n, src->lines.v[i].n };
+		for (size_t j = 0; j < l.n; j++)
+			if (VEC_PUSH(dst->seq, map[src->seq.v[src->lines.v[i].off + j]])) {
+				free(map);
+				return -1;
+			}
+		if (VEC_PUSH(dst->lines, l)) {
+			free(map);
+			return -1;
+		}
+	}
+	dst->nignored += src->nignored;
+	dst->prev.n = 0;	/* the next line shares nothing known */
+	dst->prev_end.n = 0;
+	free(map);
+	return 0;
+}
+
+struct half {
+	struct fg_stacks *s;
+	struct source r;
+	int ret;
+};
+
+static void *read_half(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = read_lines(h->s, &h->r);
+	return NULL;
+}
+
+/*
+ * A large regular file is read by two threads, each parsing one half (split
+ * at a line end) into a stack set of its own; the second is then appended
+ * to the first, so the line order is the file's.
+ */
+#define PARALLEL_MIN (16 << 20)
+
+static int read_parallel(struct fg_stacks *s, FILE *f, off_t start, off_t size)
+{
+	int fd = fileno(f);
+	off_t mid = start + (size - start) / 2;
+	char probe[4096];
+
+	/* the second half starts after the first newline at or after mid */
+	for (;;) {
+		ssize_t got = pread(fd, probe, sizeof(probe), mid);
+		if (got <= 0)
+			return 1;	/* no line end: not worth splitting */
+		char *nl = memchr(probe, '\n', got);
+		if (nl) {
+			mid += nl - probe + 1;
+			break;
+		}
+		mid += got;
+	}
+	struct half h = { fg_stacks_new(), { NULL, fd, mid, size, 0 }, 0 };
+	pthread_t th;
+	if (!h.s)
+		return -1;
+	h.s->reverse = s->reverse;
+	if (pthread_create(&th, NULL, read_half, &h)) {
+		fg_stacks_free(h.s);
+		return 1;
+	}
+	struct source mine = { NULL, fd, start, mid, 0 };
+	int ret = read_lines(s, &mine);
+	pthread_join(th, NULL);
+	if (!ret && !h.ret)
+		ret = merge_stacks(s, h.s);
+	else
+		ret = -1;
+	fg_stacks_free(h.s);
+	if (!ret && fseeko(f, size, SEEK_SET))
+		ret = -1;
+	return ret;
+}
+
+int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
+{
+	struct stat st;
+	off_t pos;
+
+	(void)name;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && (pos = ftello(f)) >= 0 &&
+	    st.st_size - pos >= PARALLEL_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		int ret = read_parallel(s, f, pos, st.st_size);
+		if (ret <= 0)
+			return ret;
+	}
+	struct source r = { f, -1, 0, 0, 0 };
+	return read_lines(s, &r);
 }
 
 /* ---- walks ---------------------------------------------------------- */

@@ -18,7 +18,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
-LDLIBS   := -lbpf -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread
+LDLIBS   := -lbpf -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0)
 
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -66,7 +66,7 @@ $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
 $(OUT)/src/%.o: src/%.c src/*.h render/fg.h $(BPF_SKEL) | $(OUT)/src
-	$(CC) $(CFLAGS) -Isrc -Ibpf -c $< -o $@
+	$(CC) $(CFLAGS) -Isrc -Ibpf $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
 
 offwake-svg: $(SRC_OBJ) $(OUT)/librender.a
 	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * main.c - entry point: "offwake-svg render ARGS..." renders folded files
- * (render_cmd.c); every other command line is a capture.
+ * (render_cmd.c), "unfold" reads stacks back from an SVG (unfold.c); every
+ * other command line is a capture.
  */
 #include <string.h>
 #include "cli.h"
+#include "unfold.h"
 
 int main(int argc, char **argv)
 {
@@ -13,6 +15,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "render"))
 		return render_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "unfold"))
+		return unfold_main(argc - 1, argv + 1);
 	r = capture_parse(&o, argc, argv);
 	if (r) {
 		capture_opts_free(&o);

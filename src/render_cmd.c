@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "fg.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@ int render_main(int argc, char **argv)
 		return 1;
 	}
 	fg_stacks_set_reverse(s, o.reverse);
+	struct progress *pg = progress_start(0);
+	char phase[300];
 	for (int i = 0; i < nfiles || (i == 0 && nfiles == 0); i++) {
 		const char *name = nfiles ? argv[1 + i] : "-";
 		FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin;
@@ -35,7 +38,10 @@ int render_main(int argc, char **argv)
 			fprintf(stderr, "offwake-svg: can't open %s: %s\n", name, strerror(errno));
 			continue;
 		}
+		snprintf(phase, sizeof(phase), "reading %s", strcmp(name, "-") ? name : "standard input");
+		progress_phase(pg, phase);
 		if (fg_stacks_read(s, f, name)) {
+			progress_stop(pg);
 			fprintf(stderr, "offwake-svg: %s: %s\n", name,
 				errno ? strerror(errno) : "read error");
 			if (f != stdin)
@@ -46,7 +52,9 @@ int render_main(int argc, char **argv)
 		if (f != stdin)
 			fclose(f);
 	}
+	progress_phase(pg, "rendering");
 	ret = fg_render(&o, s, stdout);
+	progress_stop(pg);
 	fg_stacks_free(s);
 	if (ret < 0) {
 		if (errno == EPIPE)

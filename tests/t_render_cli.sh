@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_render_cli.sh - the render command line: several files and stdin joined,
+# a missing file warned about and skipped, exit statuses, quiet SIGPIPE, and
+# the live progress line (only on a terminal).
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+printf 'a;b 3\n' > "$TMPD/one"; printf 'a;c 4\n' > "$TMPD/two"
+"$OFFWAKE" render --minwidth=0 "$TMPD/one" - "$TMPD/nosuch" "$TMPD/two" < "$TMPD/two" \
+	> "$TMPD/out.svg" 2> "$TMPD/err"; st=$?
+[ $st -eq 0 ] && grep -q '<title>a (11 samples, 100.00%)</title>' "$TMPD/out.svg" &&
+	pass "files and - are joined" || fail "files and - are joined" "status $st"
+grep -q "can't open $TMPD/nosuch" "$TMPD/err" && pass "missing file warned and skipped" ||
+	fail "missing file warned and skipped" "$(cat "$TMPD/err")"
+"$OFFWAKE" render --bogus < "$TMPD/one" > "$TMPD/out" 2> "$TMPD/err"; st=$?
+[ $st -eq 255 ] && [ ! -s "$TMPD/out" ] && grep -q "unknown option: bogus" "$TMPD/err" &&
+	pass "unknown option: 255, nothing on stdout" || fail "unknown option" "status $st"
+"$OFFWAKE" render < /dev/null > "$TMPD/out" 2> "$TMPD/err"; st=$?
+[ $st -eq 2 ] && grep -q "No valid input" "$TMPD/out" && pass "empty input: error SVG, 2" ||
+	fail "empty input: error SVG, 2" "status $st"
+# SIGPIPE/EPIPE: the reader goes away; no error message, non-zero status
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "f%d;g%d;h 1\n", i % 977, i }' > "$TMPD/big"
+( "$OFFWAKE" render --minwidth=0 "$TMPD/big" 2> "$TMPD/err"; echo $? > "$TMPD/st" ) | head -c 100 > /dev/null
+st=$(cat "$TMPD/st")
+[ "$st" -ne 0 ] && ! grep -qv "^Stack count" "$TMPD/err" && pass "closed stdout: quiet, non-zero ($st)" ||
+	fail "closed stdout: quiet, non-zero" "status $st, stderr: $(head -c 200 "$TMPD/err")"
+# progress: on a terminal (script(1) gives one), never otherwise
+if command -v script > /dev/null; then
+	OFFWAKE_PROGRESS_DELAY=0 script -qec "'$OFFWAKE' render '$TMPD/big' > /dev/null" /dev/null > "$TMPD/tty" 2>&1
+	grep -q "offwake-svg: \(reading\|rendering\)" "$TMPD/tty" && grep -q $'\033\\[K' "$TMPD/tty" &&
+		pass "progress line on a terminal, cleared" || fail "progress line on a terminal" "$(head -c 200 "$TMPD/tty" | od -c | head -3)"
+else
+	skip "progress line on a terminal" "script(1) is not installed"
+fi
+OFFWAKE_PROGRESS_DELAY=0 "$OFFWAKE" render "$TMPD/big" > /dev/null 2> "$TMPD/err"; st=$?
+[ $st -eq 0 ] && ! grep -q "reading" "$TMPD/err" && pass "no progress line when stderr is not a terminal" ||
+	fail "no progress line when stderr is not a terminal" "$(head -c 200 "$TMPD/err")"

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * main.c - entry point: "offwake-svg render ARGS..." renders folded files
- * (render_cmd.c), "unfold" reads stacks back from an SVG (unfold.c); every
- * other command line is a capture.
+ * (render_cmd.c), "diff" compares two profiles (diff.c), "unfold" reads
+ * stacks back from an SVG (unfold.c); every other command line is a capture.
  */
 #include <string.h>
 #include "cli.h"
+#include "diff.h"
 #include "unfold.h"
 
 int main(int argc, char **argv)
@@ -15,6 +16,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "render"))
 		return render_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "unfold"))
 		return unfold_main(argc - 1, argv + 1);
 	r = capture_parse(&o, argc, argv);

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * diff.c - "offwake-svg diff": a differential flame graph of two profiles,
+ * with the behaviour of FlameGraph's difffolded.pl: every stack of either
+ * profile with its BEFORE and AFTER counts (0 when absent), in the AFTER
+ * profile's order, then rendered in memory by the render/ library (widths
+ * from AFTER, colours from the change) or printed as two-column folded text
+ * with -f.  A profile is a folded file or a flame graph SVG (read back with
+ * unfold.c); the folded grammar is the library's own.
+ */
+#include "diff.h"
+#include "fg.h"
+#include "../render/stacks.h"	/* not src/stacks.h (capture) */
+#include "unfold.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "offwake-svg diff"
+
+struct diff_opts {
+	int normalize;		/* -n: scale BEFORE to AFTER's total */
+	int strip_hex;		/* -s: 0x1234 -> 0x... */
+	int folded;		/* -f: print the two-column text */
+	int help;
+};
+
+/* The merged profiles: stack texts are interned in a stack set of their
+ * own (its frame ids are dense), an id indexes the counts. */
+struct table {
+	struct fg_stacks *keys;
+	struct entry {
+		struct pnum c[2];
+		int seen;
+	} *e;
+	size_t ecap, nent;	/* nent: entries initialised */
+	uint32_t *order;	/* ids in first-seen order */
+	size_t n, ocap;
+	struct pnum total[2];
+	char *buf;		/* the stack being joined */
+	size_t len, bcap;
+	int strip_hex;
+};
+
+/* ---- reading a profile ----------------------------------------------- */
+
+/* A stream that gives back the bytes read to sniff the format first. */
+struct peek {
+	FILE *f;
+	char head[512];
+	size_t n, off;
+};
+
+static ssize_t peek_read(void *cookie, char *buf, size_t size)
+{
+	struct peek *p = cookie;
+
+	if (p->off < p->n) {
+		size_t k = p->n - p->off < size ? p->n - p->off : size;
+		memcpy(buf, p->head + p->off, k);
+		p->off += k;
+		return k;
+	}
+	size_t got = fread(buf, 1, size, p->f);
+	return got || !ferror(p->f) ? (ssize_t)got : -1;
+}
+
+static int add_unfolded(void *ctx, const char *const *frames, const size_t *lens,
+			size_t n, uint64_t count)
+{
+	if (fg_stacks_add(ctx, frames, lens, n, count) >= 0)
+		return 0;
+	ow_err("diff: %s", strerror(errno));
+	return -1;
+}
+
+/* A folded file or a flame graph SVG (by content), "-": standard input. */
+static struct fg_stacks *load(const char *name)
+{
+	FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin;
+	cookie_io_functions_t io = { .read = peek_read };
+	struct peek pk = { .f = f };
+	struct fg_stacks *s = NULL;
+	FILE *in = NULL;
+	int ret = -1;
+
+	if (!f) {
+		ow_err("diff: %s: %s", name, strerror(errno));
+		return NULL;
+	}
+	pk.n = fread(pk.head, 1, sizeof(pk.head), f);
+	s = fg_stacks_new();
+	in = fopencookie(&pk, "r", io);
+	if (!s || !in)
+		ow_err("diff: %s: out of memory", name);
+	else if (unfold_is_svg(pk.head, pk.n))
+		ret = unfold_read(in, "diff", name, add_unfolded, s);
+	else if ((ret = fg_stacks_read(s, in, name)))
+		ow_err("diff: %s: %s", name, strerror(errno ? errno : EIO));
+	if (!ret && fg_stacks_ignored(s))
+		ow_err("diff: %s: ignored %zu lines with invalid format", name,
+		       fg_stacks_ignored(s));
+	if (in)
+		fclose(in);
+	if (f != stdin)
+		fclose(f);
+	if (ret) {
+		fg_stacks_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- merging --------------------------------------------------------- */
+
+static int put(struct table *t, const char *p, size_t n)
+{
+	if (ow_grow(&t->buf, &t->bcap, t->len + n, 1))
+		return -1;
+	memcpy(t->buf + t->len, p, n);
+	t->len += n;
+	return 0;
+}
+
+/* Append a frame name, hex addresses replaced by "0x..." with -s
+ * (difffolded.pl's s/0x[0-9a-fA-F]+/0x.../g; ';' is no hex digit, so
+ * frame by frame is the same as on the whole stack). */
+static int put_frame(struct table *t, const char *p, size_t n)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; t->strip_hex && i + 2 < n;) {
+		size_t k = 0;
+		if (p[i] == '0' && p[i + 1] == 'x')
+			while (i + 2 + k < n && isxdigit((unsigned char)p[i + 2 + k]))
+				k++;
+		if (!k) {
+			i++;
+			continue;
+		}
+		if (put(t, p + from, i - from) || put(t, "0x...", 5))
+			return -1;
+		i += 2 + k;
+		from = i;
+	}
+	return put(t, p + from, n - from);
+}
+
+struct walk {
+	struct table *t;
+	const struct fg_stacks *src;
+	int col;		/* 0: BEFORE, 1: AFTER */
+};
+
+static int add_line(void *ctx, const struct fg_line *l)
+{
+	struct walk *w = ctx;
+	struct table *t = w->t;
+
+	t->len = 0;
+	for (size_t k = 0; k < l->nfields; k++) {
+		size_t n;
+		const char *name = fg_frame_name(w->src, l->fields[k], &n);
+		if ((k && put(t, ";", 1)) || put_frame(t, name, n))
+			return -1;
+	}
+	/* a two-count line counts with its second column, as when rendered */
+	struct pnum c = fg_count_pnum(l->info->two ? l->info->c2 : l->info->c1);
+	if (l->mult > 1)
+		c = pnum_mul(c, pnum_iv(l->mult));
+	uint32_t id = fg_frame_intern(t->keys, t->buf, t->len);
+	if (id == FG_NONE || ow_grow(&t->e, &t->ecap, id, sizeof(*t->e)))
+		return -1;
+	for (; t->nent <= id; t->nent++)
+		t->e[t->nent].seen = 0;
+	struct entry *e = &t->e[id];
+	if (!e->seen) {
+		if (ow_grow(&t->order, &t->ocap, t->n, sizeof(*t->order)))
+			return -1;
+		e->c[0] = e->c[1] = pnum_iv(0);
+		e->seen = 1;
+		t->order[t->n++] = id;
+	}
+	e->c[w->col] = pnum_add(e->c[w->col], c);
+	t->total[w->col] = pnum_add(t->total[w->col], c);
+	return 0;
+}
+
+/* Perl's int(): towards zero, an integer again when it fits. */
+static struct pnum pnum_int(struct pnum v)
+{
+	if (!v.is_nv)
+		return v;
+	double d = trunc(v.nv);
+	return fabs(d) < 9.2e18 ? pnum_iv((__int128)d) : pnum_nv(d);
+}
+
+/* ---- command line ---------------------------------------------------- */
+
+static void diff_usage(FILE *f)
+{
+	fputs("Usage: offwake-svg diff [-n] [-s] [-f] [RENDER OPTIONS] BEFORE AFTER > diff.svg\n"
+"Differential flame graph of two profiles (difffolded.pl + flamegraph.pl):\n"
+"frame widths show the AFTER profile, colours the change per stack (red\n"
+"grew, blue shrank; --negate swaps them), tooltips the change in %.\n"
+"BEFORE and AFTER are folded files (\"frame;frame;... COUNT\"), flame graph\n"
+"SVGs made by offwake-svg or flamegraph.pl (read back as with \"offwake-svg\n"
+"unfold\"; recognised by their content), or \"-\" for standard input (once).\n"
+"\n"
+"  -n, --normalize   scale the BEFORE counts to the AFTER total\n"
+"  -s, --strip-hex   replace hex addresses (0x...) so that runs of the same\n"
+"                    binary line up\n"
+"  -f, --folded      print the two-column folded text (\"stack BEFORE AFTER\")\n"
+"                    that \"offwake-svg render\" accepts, instead of the SVG\n"
+"  -h, --help        this text\n"
+"\n"
+"Every option of \"offwake-svg render\" applies to the SVG (see its --help);\n"
+"-n, -s, -f and -h are taken by diff, so write --title=-n for such a value.\n"
+"A stack missing from a profile counts 0 there.  To see what disappeared,\n"
+"swap the profiles and negate:  offwake-svg diff --negate AFTER BEFORE\n"
+"Exit status: 0 ok, 1 unreadable input, 2 no stack counts (an error SVG is\n"
+"written), 255 bad option.\n", f);
+}
+
+/* Take diff's own options out of argv (up to a "--"); render's stay. */
+static void take_opts(int *argc, char **argv, struct diff_opts *d)
+{
+	int n = 1, i;
+
+	for (i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "--normalize"))
+			d->normalize = 1;
+		else if (!strcmp(a, "--strip-hex"))
+			d->strip_hex = 1;
+		else if (!strcmp(a, "--folded"))
+			d->folded = 1;
+		else if (!strcmp(a, "--help"))
+			d->help = 1;
+		else if (a[0] == '-' && a[1] && a[1] != '-' && !a[strspn(a + 1, "nsfh") + 1])
+			for (const char *c = a + 1; *c; c++) {
+				d->normalize |= *c == 'n';
+				d->strip_hex |= *c == 's';
+				d->folded |= *c == 'f';
+				d->help |= *c == 'h';
+			}
+		else
+			argv[n++] = argv[i];
+	}
+	while (i < *argc)
+		argv[n++] = argv[i++];
+	*argc = n;
+}
+
+static int emit(struct table *t, int folded, struct fg_stacks *out)
+{
+	char c1[64], c2[64];
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[t->order[i]];
+		size_t klen;
+		const char *key = fg_frame_name(t->keys, t->order[i], &klen);
+		pnum_fmt(e->c[0], c1, sizeof(c1));
+		pnum_fmt(e->c[1], c2, sizeof(c2));
+		t->len = 0;
+		if (put(t, key, klen) || put(t, " ", 1) || put(t, c1, strlen(c1)) ||
+		    put(t, " ", 1) || put(t, c2, strlen(c2)) || put(t, "\n", 1))
+			return -1;
+		if (folded ? fwrite(t->buf, 1, t->len, stdout) != t->len :
+			     fg_stacks_add_line(out, t->buf, t->len - 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int diff_main(int argc, char **argv)
+{
+	struct diff_opts d = { 0 };
+	struct fg_options o;
+	struct fg_stacks *prof[2] = { NULL, NULL }, *out = NULL;
+	struct table t = { 0 };
+	int nfiles, ret;
+
+	take_opts(&argc, argv, &d);
+	if (d.help) {
+		diff_usage(stdout);
+		return FG_EXIT_OK;
+	}
+	fg_options_init(&o);
+	if (fg_options_parse(&o, argc - 1, argv + 1, &nfiles, PROG))
+		return FG_EXIT_USAGE;
+	if (nfiles != 2 || (!strcmp(argv[1], "-") && !strcmp(argv[2], "-"))) {
+		ow_err("diff: %s", nfiles != 2 ? "two profiles expected: BEFORE AFTER" :
+				   "only one profile can be read from standard input");
+		diff_usage(stderr);
+		return FG_EXIT_USAGE;
+	}
+	if (!d.folded && (ret = fg_options_check(&o)))
+		return ret;
+	ret = 1;
+	for (int i = 0; i < 2; i++)
+		if (!(prof[i] = load(argv[1 + i])))
+			goto out;
+
+	t.strip_hex = d.strip_hex;
+	t.total[0] = t.total[1] = pnum_iv(0);
+	t.keys = fg_stacks_new();
+	out = fg_stacks_new();
+	if (!t.keys || !out)
+		goto nomem;
+	/* AFTER first: its order is the output order */
+	for (int col = 1; col >= 0; col--) {
+		struct walk w = { &t, prof[col], col };
+		if (fg_stacks_walk(prof[col], 0, 0, add_line, &w))
+			goto nomem;
+	}
+	if (d.normalize && pnum_cmp(t.total[0], t.total[1])) {
+		if (pnum_is_zero(t.total[0])) {
+			ow_err("diff: -n: %s has no counts to scale", argv[1]);
+			goto out;
+		}
+		for (size_t i = 0; i < t.n; i++) {
+			struct pnum *c = &t.e[t.order[i]].c[0];
+			*c = pnum_int(pnum_div(pnum_mul(*c, t.total[1]), t.total[0]));
+		}
+	}
+
+	fg_stacks_set_reverse(out, o.reverse);
+	if (emit(&t, d.folded, out)) {
+		if (!d.folded)
+			goto nomem;
+		if (errno != EPIPE)
+			ow_err("diff: writing the stacks: %s", strerror(errno));
+		goto out;
+	}
+	if (d.folded) {
+		ret = fflush(stdout) ? 1 : 0;
+		if (ret && errno != EPIPE)
+			ow_err("diff: writing the stacks: %s", strerror(errno));
+		goto out;
+	}
+	ret = fg_render(&o, out, stdout);
+	if (ret < 0) {
+		if (errno != EPIPE)
+			ow_err("diff: writing the SVG: %s", strerror(errno ? errno : EIO));
+		ret = 1;
+	}
+	goto out;
+nomem:
+	ow_err("diff: out of memory");
+	ret = 1;
+out:
+	fg_stacks_free(prof[0]);
+	fg_stacks_free(prof[1]);
+	fg_stacks_free(t.keys);
+	fg_stacks_free(out);
+	free(t.e);
+	free(t.order);
+	free(t.buf);
+	return ret;
+}

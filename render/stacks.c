@@ -75,6 +75,7 @@ struct fg_stacks {
 	/* the previous line, to reuse the tokens of a common prefix */
 	VEC(char) prev;
 	VEC(uint32_t) prev_end;	/* end offset of each non-final token */
+	VEC(uint32_t) hashes;	/* of the line being stored */
 };
 
 struct fg_stacks *fg_stacks_new(void)
@@ -120,6 +121,7 @@ void fg_stacks_free(struct fg_stacks *s)
 	free(s->rank_leaf);
 	free(s->prev.v);
 	free(s->prev_end.v);
+	free(s->hashes.v);
 	free(s);
 }
 
@@ -317,9 +319,8 @@ static const char *tok_bytes(const struct fg_stacks *s, const struct tok *k)
  * counts) have tables of their own, so the hot table of frames stays small;
  * its entries keep the length and bytes of the token close at hand. */
 static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
-			   size_t frame_len, const struct fg_leafinfo *p)
+			   size_t frame_len, const struct fg_leafinfo *p, uint32_t h)
 {
-	uint32_t h = fg_h32(fg_hash_bytes(b, len));
 	struct fg_idtab *t = p ? &s->finaltab : &s->toktab;
 	size_t i;
 
@@ -398,14 +399,25 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 		if (k)
 			pos = s->prev_end.v[k - 1];
 	}
+	/* the frame tokens: find them and hash them first, fetching their
+	 * table slots ahead, then look them up */
 	s->prev_end.n = k;
-	for (;;) {
-		const char *semi = memchr(line + pos, ';', p->stack_len - pos);
+	s->hashes.n = 0;
+	for (size_t start = pos;;) {
+		const char *semi = memchr(line + start, ';', p->stack_len - start);
 		if (!semi)
 			break;
 		size_t end = semi - line + 1;
-		uint32_t t = tok_intern(s, line + pos, end - pos, end - pos - 1, NULL);
-		if (t == FG_NONE || VEC_PUSH(s->seq, t) || VEC_PUSH(s->prev_end, (uint32_t)end))
+		uint32_t h = fg_h32(fg_hash_bytes(line + start, end - start));
+		__builtin_prefetch(&s->toktab.slot[h & s->toktab.mask]);
+		if (VEC_PUSH(s->prev_end, (uint32_t)end) || VEC_PUSH(s->hashes, h))
+			return -1;
+		start = end;
+	}
+	for (size_t i = 0; i < s->hashes.n; i++) {
+		size_t end = s->prev_end.v[k + i];
+		uint32_t t = tok_intern(s, line + pos, end - pos, end - pos - 1, NULL, s->hashes.v[i]);
+		if (t == FG_NONE || VEC_PUSH(s->seq, t))
 			return -1;
 		pos = end;
 	}
@@ -414,7 +426,8 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 	li.c1 = count_read(line + p->c1, p->c1len);
 	if (p->two)
 		li.c2 = count_read(line + p->c2, p->c2len);
-	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, &li);
+	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, &li,
+				fg_h32(fg_hash_bytes(line + pos, len - pos)));
 	if (t == FG_NONE || VEC_PUSH(s->seq, t))
 		return -1;
 	l.n = s->seq.n - l.off;
@@ -615,7 +628,9 @@ static int merge_stacks(struct fg_stacks *dst, const struct fg_stacks *src)
 	for (size_t i = 0; i < src->toks.n; i++) {
 		const struct tok *k = &src->toks.v[i];
 		const struct fg_leafinfo *li = k->leaf == FG_NONE ? NULL : &src->leaves.v[k->leaf];
-		map[i] = tok_intern(dst, tok_bytes(src, k), k->len, src->frames.v[k->frame].len, li);
+		const char *b = tok_bytes(src, k);
+		map[i] = tok_intern(dst, b, k->len, src->frames.v[k->frame].len, li,
+				    fg_h32(fg_hash_bytes(b, k->len)));
 		if (map[i] == FG_NONE) {
 			free(map);
 			return -1;
@@ -752,7 +767,7 @@ static void swap_items(struct item *a, struct item *b)
 	*b = t;
 }
 
-#define MKQS_DEFINE(NAME, KEY)							\
+#define MKQS_DEFINE(NAME, KEY, ESIZE)							\
 static int NAME(struct item *a, size_t total)					\
 {										\
 	struct part *st = NULL;							\
@@ -769,6 +784,8 @@ static int NAME(struct item *a, size_t total)					\
 					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
 			size_t lt = 0, i = 0, gt = n;				\
 			while (i < gt) {					\
+				if (i + 8 < gt)	/* fetch keys ahead */	\
+					__builtin_prefetch((const char *)x[i + 8].p + d * (ESIZE)); \
 				uint32_t k = KEY(&x[i], d);			\
 				if (k < v)					\
 					swap_items(&x[lt++], &x[i++]);		\
@@ -815,8 +832,8 @@ static int NAME(struct item *a, size_t total)					\
 	return 0;								\
 }
 
-MKQS_DEFINE(mkqs_bytes, key_u8)
-MKQS_DEFINE(mkqs_ranks, key_u32)
+MKQS_DEFINE(mkqs_bytes, key_u8, 1)
+MKQS_DEFINE(mkqs_ranks, key_u32, 4)
 
 /* Give tokens their rank in byte order and rewrite the lines as ranks. */
 static int rank_tokens(struct fg_stacks *s)
@@ -884,6 +901,15 @@ int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn 
 	for (size_t i = 0; i < s->lines.n && !ret; i++) {
 		const struct line *l = &s->lines.v[sorted ? s->order[i] : i];
 		const uint32_t *r = s->seq.v + l->off;
+		if (sorted && i + 4 < s->lines.n) {	/* fetch the lines ahead */
+			const struct line *ahead = &s->lines.v[s->order[i + 4]];
+			if (i + 8 < s->lines.n)
+				__builtin_prefetch(&s->lines.v[s->order[i + 8]]);
+			__builtin_prefetch(s->seq.v + ahead->off + (leaves_only ? ahead->n - 1 : 0));
+			if (!leaves_only)
+				for (size_t b = 16; b < ahead->n; b += 16)
+					__builtin_prefetch(s->seq.v + ahead->off + b);
+		}
 		if (!leaves_only && l->n > cap) {
 			cap = l->n * 2;
 			uint32_t *nf = realloc(fields, cap * sizeof(*nf));

@@ -18,6 +18,8 @@
 #   DIFFTEST_SEED=N      seed of the generated cases (default 1)
 #   DIFFTEST_GEN=N       number of generated cases (default 400; 0: none)
 #   DIFFTEST_SELF=1      compare flamegraph.pl with itself (harness check)
+#   DIFFTEST_STRICT=1    also report the differences the README documents beyond
+#                        spec section 15 (mojibake, sizes, nameattr-exit)
 #   DIFFTEST_JOBS=N      parallel jobs (default: number of CPUs)
 set -u
 cd "$(dirname "$0")/../.." || exit 1

@@ -253,6 +253,7 @@ static void parse(struct uf *u, FILE *f, const char *file)
 		xmlParseChunk(u->ctxt, NULL, 0, 1);
 	if (!u->err[0] && !u->ctxt->wellFormed)
 		uf_fail(u, 0, "not well-formed XML");
+	xmlFreeDoc(u->ctxt->myDoc);	/* libxml2 keeps a DTD there for itself */
 	xmlFreeParserCtxt(u->ctxt);
 	u->ctxt = NULL;
 }
@@ -795,7 +796,9 @@ static void unfold_usage(FILE *f)
 "What cannot come back:\n"
 "  - frames pruned by --minwidth when the SVG was made: their share of the\n"
 "    total is estimated from the uncovered space in sorted graphs, left out,\n"
-"    and reported on standard error;\n"
+"    and reported on standard error (pruned frames that sort before the\n"
+"    first drawn child of their parent look like the parent's own time and\n"
+"    are counted as such);\n"
 "  - one trailing annotation (_[k], _[w], _[i], _[j]) of each name, which\n"
 "    tooltips do not show (chain graphs come back as shown, without _[w]);\n"
 "  - counts scaled by --factor stay scaled, and fractional counts come back\n"

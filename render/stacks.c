@@ -48,19 +48,23 @@ struct line {
 	uint32_t n;		/* number of tokens, the last one final */
 };
 
-/* a non-final token, kept small and together for the hot lookup */
-struct hot {
-	uint32_t off;		/* bytes in the hot arena */
+/* The table of frame (non-final) tokens: each slot holds what the lookup
+ * needs, so a hit costs one slot and the token's bytes. */
+struct hotslot {
+	uint32_t tok1;		/* token id + 1; 0 = empty */
+	uint32_t h;
 	uint32_t len;
-	uint32_t tok;		/* token id */
+	uint32_t off;		/* bytes in the hot arena */
 };
 
 struct fg_stacks {
 	VEC(char) arena;	/* frame names and final tokens */
 	VEC(char) hotarena;	/* non-final token bytes */
-	VEC(struct hot) hot;
+	struct hotslot *hot;
+	size_t hotmask, hotused;
 	VEC(struct tok) toks;
-	struct fg_idtab toktab, finaltab;
+	/* final tokens are not looked up: a line's last token (leaf and
+	 * count) is nearly always new, so it is just appended */
 	VEC(struct frame) frames;
 	struct fg_idtab frametab;
 	VEC(struct fg_leafinfo) leaves;
@@ -84,8 +88,9 @@ struct fg_stacks *fg_stacks_new(void)
 
 	if (!s)
 		return NULL;
-	if (fg_idtab_init(&s->toktab, 1024) || fg_idtab_init(&s->finaltab, 1024) ||
-	    fg_idtab_init(&s->frametab, 1024)) {
+	s->hotmask = 1023;
+	s->hot = calloc(s->hotmask + 1, sizeof(*s->hot));
+	if (!s->hot || fg_idtab_init(&s->frametab, 1024)) {
 		fg_stacks_free(s);
 		return NULL;
 	}
@@ -107,10 +112,8 @@ void fg_stacks_free(struct fg_stacks *s)
 		return;
 	free(s->arena.v);
 	free(s->hotarena.v);
-	free(s->hot.v);
+	free(s->hot);
 	free(s->toks.v);
-	fg_idtab_free(&s->toktab);
-	fg_idtab_free(&s->finaltab);
 	free(s->frames.v);
 	fg_idtab_free(&s->frametab);
 	free(s->leaves.v);
@@ -315,46 +318,58 @@ static const char *tok_bytes(const struct fg_stacks *s, const struct tok *k)
 	return (k->leaf == FG_NONE ? s->hotarena.v : s->arena.v) + k->off;
 }
 
-/* Intern a token: non-final tokens (p NULL) and final ones (p: their
- * counts) have tables of their own, so the hot table of frames stays small;
- * its entries keep the length and bytes of the token close at hand. */
+static int hot_grow(struct fg_stacks *s)
+{
+	size_t mask = s->hotmask * 2 + 1;
+	struct hotslot *n = calloc(mask + 1, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (size_t k = 0; k <= s->hotmask; k++) {
+		if (!s->hot[k].tok1)
+			continue;
+		size_t j = s->hot[k].h & mask;
+		while (n[j].tok1)
+			j = (j + 1) & mask;
+		n[j] = s->hot[k];
+	}
+	free(s->hot);
+	s->hot = n;
+	s->hotmask = mask;
+	return 0;
+}
+
+/* Add a token: frame tokens (p NULL) are interned in the hot table; a
+ * final token (p: its counts) is appended (duplicates get equal ranks). */
 static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 			   size_t frame_len, const struct fg_leafinfo *p, uint32_t h)
 {
-	struct fg_idtab *t = p ? &s->finaltab : &s->toktab;
-	size_t i;
+	struct tok k = { 0, (uint32_t)len, 0, FG_NONE, 0 };
+	size_t i = 0;
 
 	if (!p) {
-		for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
-			const struct hot *e = &s->hot.v[t->slot[i].id - 1];
-			if (t->slot[i].h == h && e->len == len &&
-			    bytes_equal(s->hotarena.v + e->off, b, len))
-				return e->tok;
-		}
-	} else {
-		for (i = h & t->mask; t->slot[i].id; i = (i + 1) & t->mask) {
-			const struct tok *k = &s->toks.v[t->slot[i].id - 1];
-			if (t->slot[i].h == h && k->len == len &&
-			    bytes_equal(s->arena.v + k->off, b, len))
-				return t->slot[i].id - 1;
+		for (i = h & s->hotmask; s->hot[i].tok1; i = (i + 1) & s->hotmask) {
+			const struct hotslot *e = &s->hot[i];
+			if (e->h == h && e->len == len && bytes_equal(s->hotarena.v + e->off, b, len))
+				return e->tok1 - 1;
 		}
 	}
-	struct tok k = { 0, (uint32_t)len, 0, FG_NONE, 0 };
 	k.frame = fg_frame_intern(s, b, frame_len);
 	if (k.frame == FG_NONE || len > UINT32_MAX || s->toks.n >= FG_NONE - 1)
 		return FG_NONE;
 	if (p) {
 		k.leaf = s->leaves.n;
 		if (arena_add(&s->arena, b, len, &k.off) || VEC_PUSH(s->leaves, *p) ||
-		    VEC_PUSH(s->toks, k) || fg_idtab_put(t, i, s->toks.n - 1, h))
+		    VEC_PUSH(s->toks, k))
 			return FG_NONE;
-	} else {
-		struct hot e = { (uint32_t)s->hotarena.n, (uint32_t)len, (uint32_t)s->toks.n };
-		if (s->hotarena.n + len > UINT32_MAX || arena_add(&s->hotarena, b, len, &k.off) ||
-		    VEC_PUSH(s->toks, k) || VEC_PUSH(s->hot, e) ||
-		    fg_idtab_put(t, i, s->hot.n - 1, h))
-			return FG_NONE;
+		return s->toks.n - 1;
 	}
+	if (s->hotarena.n + len > UINT32_MAX || arena_add(&s->hotarena, b, len, &k.off) ||
+	    VEC_PUSH(s->toks, k))
+		return FG_NONE;
+	s->hot[i] = (struct hotslot){ (uint32_t)s->toks.n, h, (uint32_t)len, (uint32_t)k.off };
+	if (++s->hotused * 8 > (s->hotmask + 1) * 5 && hot_grow(s))
+		return FG_NONE;
 	return s->toks.n - 1;
 }
 
@@ -409,7 +424,7 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 			break;
 		size_t end = semi - line + 1;
 		uint32_t h = fg_h32(fg_hash_bytes(line + start, end - start));
-		__builtin_prefetch(&s->toktab.slot[h & s->toktab.mask]);
+		__builtin_prefetch(&s->hot[h & s->hotmask]);
 		if (VEC_PUSH(s->prev_end, (uint32_t)end) || VEC_PUSH(s->hashes, h))
 			return -1;
 		start = end;
@@ -426,8 +441,7 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 	li.c1 = count_read(line + p->c1, p->c1len);
 	if (p->two)
 		li.c2 = count_read(line + p->c2, p->c2len);
-	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, &li,
-				fg_h32(fg_hash_bytes(line + pos, len - pos)));
+	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, &li, 0);
 	if (t == FG_NONE || VEC_PUSH(s->seq, t))
 		return -1;
 	l.n = s->seq.n - l.off;
@@ -630,7 +644,7 @@ static int merge_stacks(struct fg_stacks *dst, const struct fg_stacks *src)
 		const struct fg_leafinfo *li = k->leaf == FG_NONE ? NULL : &src->leaves.v[k->leaf];
 		const char *b = tok_bytes(src, k);
 		map[i] = tok_intern(dst, b, k->len, src->frames.v[k->frame].len, li,
-				    fg_h32(fg_hash_bytes(b, k->len)));
+				    li ? 0 : fg_h32(fg_hash_bytes(b, k->len)));
 		if (map[i] == FG_NONE) {
 			free(map);
 			return -1;
@@ -856,10 +870,14 @@ static int rank_tokens(struct fg_stacks *s)
 		free(rank);
 		return -1;
 	}
-	for (size_t r = 0; r < n; r++) {
-		rank[it[r].idx] = r;
-		s->rank_frame[r] = s->toks.v[it[r].idx].frame;
-		s->rank_leaf[r] = s->toks.v[it[r].idx].leaf;
+	/* equal bytes (repeated final tokens) share a rank */
+	uint32_t r = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (j && !(it[j].len == it[j - 1].len && !memcmp(it[j].p, it[j - 1].p, it[j].len)))
+			r++;
+		rank[it[j].idx] = r;
+		s->rank_frame[r] = s->toks.v[it[j].idx].frame;
+		s->rank_leaf[r] = s->toks.v[it[j].idx].leaf;
 	}
 	for (size_t i = 0; i < s->seq.n; i++)
 		s->seq.v[i] = rank[s->seq.v[i]];

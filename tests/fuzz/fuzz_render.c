@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * fuzz_render.c - libFuzzer harness for the whole render path: folded
+ * parsing (fg_stacks_add_line / fg_stacks_read), option parsing and
+ * validation, palette.map reading, and fg_render() into memory.  Every
+ * document rendered is checked with libxml2 (tests/tools/svgcheck.h:
+ * well-formed, only flamegraph.pl's elements, one script, no event
+ * attributes); a failed check aborts, so ill-formed or injected output is a
+ * crash like any other.
+ *
+ * Input layout:
+ *   byte 0: flags  bit0 inverted, bit1 flamechart, bit2 reverse, bit3 negate,
+ *                  bit4 hash, bit5 cp (palette map from the input),
+ *                  bit6 read through fg_stacks_read (a FILE) instead of
+ *                  fg_stacks_add_line, bit7 the first line is a command line
+ *                  for fg_options_parse (words split on spaces)
+ *   byte 1: palette (index into a list, some invalid)
+ *   byte 2: width / height / minwidth / fontsize choice
+ *   byte 3: bit0-3 which string options take the first line's text,
+ *           bit4 chain_grey_waker_dash off, bit5 --total, bit6 --factor
+ *   rest:   folded text; with cp, the text after a line "==PAL==" is the
+ *           palette.map given to the renderer.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fg.h"
+#include "../tools/svgcheck.h"
+
+static const char *const palettes[] = {
+	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
+	"green", "blue", "aqua", "yellow", "purple", "orange", "bogus", "",
+	"hot ", "JAVA",
+};
+static const long long widths[] = { 1200, 21, 1, 0, 100000, 300, -5, 2 };
+static const long long heights[] = { 16, 1, 0, 40, -1 };
+static const char *const minwidths[] = { "0.1", "0", "5%", "100%", "1e308",
+	"-1", "abc", "0.0000001", "50", "1e-5%" };
+static const char *const fontsizes[] = { "12", "0.5", "1e3", "12.0", "0" };
+
+static char palpath[64];
+static int skip_known;
+
+/*
+ * With FUZZ_SKIP_KNOWN=1 (tests/fuzz/run.sh sets it) the option text is
+ * made valid UTF-8 first, and the palette.map text loses its markup
+ * characters, control characters and non-ASCII bytes: invalid UTF-8 and
+ * U+FFFE/U+FFFF in option strings and raw palette.map values are reported
+ * bugs (tests/fuzz/regress/fuzz_render/bad-utf8-option,
+ * nametype-uffff-in-cdata, palette-map-injection)
+ * that would otherwise end every campaign in seconds.
+ */
+static void utf8_sanitize(unsigned char *p)
+{
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			   (*p & 0xf8) == 0xf0 ? 4 : 0;
+		size_t i = 1;
+		while (n && i < n && (p[i] & 0xc0) == 0x80)
+			i++;
+		if (!n || i < n || (n == 2 && *p < 0xc2) ||
+		    (n == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0))) ||
+		    (n == 4 && ((*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90) || *p > 0xf4))) {
+			*p++ = '?';
+			continue;
+		}
+		if (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
+			p[2] = 0xbd;	/* U+FFFE/U+FFFF in --nametype: reported */
+		p += n;
+	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	snprintf(palpath, sizeof(palpath), "/tmp/fuzz_render_pal.%d", (int)getpid());
+	skip_known = getenv("FUZZ_SKIP_KNOWN") && atoi(getenv("FUZZ_SKIP_KNOWN"));
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fg_options o;
+	struct fg_stacks *s;
+	char *buf, *text, *end, *pal = NULL, *firstline = NULL;
+	char *argv[64];
+	int argc = 0;
+
+	if (size < 4)
+		return 0;
+	uint8_t flags = data[0], pc = data[1], sz = data[2], sopt = data[3];
+	buf = malloc(size - 4 + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data + 4, size - 4);
+	buf[size - 4] = 0;
+	text = buf;
+	end = buf + (size - 4);
+
+	fg_options_init(&o);
+	o.quiet = 1;
+	o.palette_file = palpath;
+
+	/* first line: options text */
+	if ((flags & 0x80) || (sopt & 0x0f)) {
+		char *nl = memchr(text, '\n', end - text);
+		size_t l = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		firstline = strndup(text, l);
+		text += nl ? l + 1 : l;
+		if (firstline && skip_known)
+			utf8_sanitize((unsigned char *)firstline);
+	}
+	if (flags & 0x80) {
+		argv[argc++] = "render";
+		for (char *w = strtok(firstline, " "); w && argc < 63; w = strtok(NULL, " "))
+			argv[argc++] = w;
+		argv[argc] = NULL;
+		int nfiles, r, saved = dup(2), dn = open("/dev/null", O_WRONLY);
+
+		/* usage errors are expected: keep them off the fuzzer's log */
+		fflush(stderr);
+		dup2(dn, 2);
+		r = fg_options_parse(&o, argc - 1, argv + 1, &nfiles, "fuzz");
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		close(dn);
+		if (r != 0)
+			goto out_opts;
+		o.nameattr = NULL;	/* no files from the input */
+		o.palette_file = palpath;
+		o.quiet = 1;
+	} else {
+		const char *t = firstline ? firstline : "";
+		if (sopt & 1) o.title = t;
+		if (sopt & 2) { o.subtitle = t; o.notes = t; }
+		if (sopt & 4) { o.countname = t; o.nametype = t; }
+		if (sopt & 8) { o.fonttype = t; o.bgcolors = t; }
+		o.colors = palettes[pc % (sizeof(palettes) / sizeof(palettes[0]))];
+		o.width = widths[sz & 7];
+		o.height = heights[(sz >> 3) % 5];
+		o.minwidth = minwidths[(sz >> 3) % 10];
+		o.fontsize_text = fontsizes[sz >> 5 & 3];
+		o.fontsize = atof(o.fontsize_text);
+		o.inverted = !!(flags & 1);
+		o.flamechart = !!(flags & 2);
+		o.reverse = !!(flags & 4);
+		o.negate = !!(flags & 8);
+		o.hash = !!(flags & 16);
+		o.cp = !!(flags & 32);
+		o.chain_grey_waker_dash = !(sopt & 16);
+		if (sopt & 32) o.total = "123456789";
+		if (sopt & 64) o.factor = "0.001";
+	}
+	if (o.cp) {
+		char *m = strstr(text, "\n==PAL==\n");
+		unlink(palpath);
+		if (m) {
+			*m = 0;
+			pal = m + 9;
+			if (skip_known)	/* reported: palette.map values are not escaped */
+				for (char *q = pal; q < end; q++)
+					if (*q == '"' || *q == '<' || *q == '&' || *q == '>' || (*q > 0 && *q < 0x20 && *q != '\n') || (unsigned char)*q >= 0x80)
+						*q = '?';
+			FILE *pf = fopen(palpath, "w");
+			if (pf) {
+				fwrite(pal, 1, end - pal, pf);
+				fclose(pf);
+			}
+			end = m;
+		}
+	}
+	if (fg_options_check(&o))
+		goto out_opts;
+	s = fg_stacks_new();
+	if (!s)
+		goto out_opts;
+	fg_stacks_set_reverse(s, o.reverse);
+	if (flags & 0x40) {
+		FILE *f = fmemopen(text, end - text, "r");
+		if (f) {
+			if (end == text) {
+				fclose(f);
+				f = fopen("/dev/null", "r");
+			}
+			if (f) {
+				fg_stacks_read(s, f, "fuzz");
+				fclose(f);
+			}
+		}
+	} else {
+		char *p = text;
+		while (p < end) {
+			char *nl = memchr(p, '\n', end - p);
+			size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			if (fg_stacks_add_line(s, p, l) < 0)
+				break;
+			p += l + 1;
+		}
+	}
+	(void)fg_stacks_lines(s);
+	(void)fg_stacks_ignored(s);
+	{
+		char *svg = NULL;
+		size_t svglen = 0;
+		FILE *mem = open_memstream(&svg, &svglen);
+		int r = mem ? fg_render(&o, s, mem) : -1;
+
+		if (mem && fclose(mem))
+			r = -1;
+		/* a declared non-UTF-8 --encoding changes how the bytes read */
+		if ((r == FG_EXIT_OK || r == FG_EXIT_EMPTY) && !o.encoding && svglen < (1u << 30)) {
+			struct svgcheck chk = { .flags = SVGCHECK_ERROR_SVG };
+			if (svgcheck_mem(&chk, svg, svglen)) {
+				fprintf(stderr, "fuzz_render: bad SVG: %s\n", chk.why);
+				fwrite(svg, 1, svglen < 4096 ? svglen : 4096, stderr);
+				abort();
+			}
+		}
+		free(svg);
+	}
+	fg_stacks_free(s);
+out_opts:
+	if (o.cp)
+		unlink(palpath);
+	free(firstline);
+	free(buf);
+	return 0;
+}

@@ -82,20 +82,6 @@ void ob_printf(struct outbuf *o, const char *fmt, ...)
 	free(big);
 }
 
-static size_t put_u64(char *p, unsigned long long v)
-{
-	char tmp[24];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
-	return n;
-}
-
 int fg_round_fixed(double v, int decimals, long long *out)
 {
 	static const double scale[] = { 1, 10, 100 };
@@ -123,11 +109,11 @@ void ob_scaled(struct outbuf *o, long long r, int decimals, int negative)
 		r = -r;
 	}
 	if (decimals == 0) {
-		p += put_u64(p, (unsigned long long)r);
+		p += fg_u64_digits(p, (unsigned long long)r);
 	} else {
 		unsigned long long div = decimals == 1 ? 10 : 100;
 		unsigned long long fp = (unsigned long long)r % div;
-		p += put_u64(p, (unsigned long long)r / div);
+		p += fg_u64_digits(p, (unsigned long long)r / div);
 		*p++ = '.';
 		if (decimals == 2)
 			*p++ = '0' + fp / 10;
@@ -159,7 +145,7 @@ void ob_perlnum(struct outbuf *o, double v)
 			*p++ = '-';
 			i = -i;
 		}
-		p += put_u64(p, (unsigned long long)(i / 2));
+		p += fg_u64_digits(p, (unsigned long long)(i / 2));
 		if (i % 2) {
 			*p++ = '.';
 			*p++ = '5';

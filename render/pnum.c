@@ -113,38 +113,43 @@ int perl_fmt_nv(double v, char *buf, size_t size)
 	return snprintf(buf, size, "%.15g", v);
 }
 
-static int fmt_i128(__int128 v, char *buf, size_t size)
+size_t fg_u64_digits(char *p, uint64_t v)
 {
-	if (v >= 0 && v <= (__int128)UINT64_MAX && size >= 21) {
-		char tmp[24];
-		int n = 0;
-		uint64_t u = (uint64_t)v;
-		do {
-			tmp[n++] = '0' + u % 10;
-			u /= 10;
-		} while (u);
-		for (int i = 0; i < n; i++)
-			buf[i] = tmp[n - 1 - i];
-		buf[n] = 0;
-		return n;
-	}
-	char tmp[48];
-	int n = 0, neg = v < 0;
-	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+	char tmp[24];
+	size_t n = 0;
 
 	do {
-		tmp[n++] = '0' + (int)(u % 10);
-		u /= 10;
-	} while (u);
-	if (neg)
-		tmp[n++] = '-';
-	int len = n;
-	if ((size_t)len >= size)
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static int fmt_i128(__int128 v, char *buf, size_t size)
+{
+	if (size < 42)
 		return -1;
-	for (int i = 0; i < len; i++)
-		buf[i] = tmp[len - 1 - i];
-	buf[len] = 0;
-	return len;
+	size_t n = 0;
+	if (v < 0) {
+		buf[n++] = '-';
+		v = -v;
+	}
+	if (v <= (__int128)UINT64_MAX) {
+		n += fg_u64_digits(buf + n, (uint64_t)v);
+	} else {	/* up to 2^64 in magnitude: two 64-bit halves */
+		uint64_t hi = (uint64_t)(v / 10000000000000000000ULL);
+		uint64_t lo = (uint64_t)(v % 10000000000000000000ULL);
+		n += fg_u64_digits(buf + n, hi);
+		char low[24];
+		size_t ln = fg_u64_digits(low, lo);
+		memset(buf + n, '0', 19 - ln);
+		memcpy(buf + n + 19 - ln, low, ln);
+		n += 19;
+	}
+	buf[n] = 0;
+	return (int)n;
 }
 
 int pnum_fmt(struct pnum a, char *buf, size_t size)

@@ -68,6 +68,8 @@ struct pnum pnum_div(struct pnum a, struct pnum b);
 int pnum_is_zero(struct pnum a);
 int pnum_cmp(struct pnum a, struct pnum b);	/* <0, 0, >0 */
 
+/* The decimal digits of v at p (no NUL); returns their number. */
+size_t fg_u64_digits(char *p, uint64_t v);
 /* Perl's string form ("12", "12.5", "1e+20"); returns the length. */
 int pnum_fmt(struct pnum a, char *buf, size_t size);
 /* Perl's %.15g for a double. */

@@ -256,7 +256,8 @@ int fg_palmap_save(struct fg_palmap *m, const char *file)
 
 	if (!f)
 		return -1;
-	qsort(m->v, m->n, sizeof(*m->v), entry_cmp);
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), entry_cmp);
 	for (size_t i = 0; i < m->n; i++) {
 		if (i + 1 < m->n && !strcmp(m->v[i].key, m->v[i + 1].key))
 			continue;	/* the last of equal keys wins */

@@ -40,6 +40,14 @@ static int minwidth_value(const char *s, double *v, int *pct)
 	return 0;
 }
 
+/* XML's EncName: [A-Za-z]([A-Za-z0-9._]|'-')* */
+static int valid_encname(const char *s)
+{
+	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+		return 0;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(s);
+}
+
 int fg_options_check(const struct fg_options *o)
 {
 	double mw;
@@ -66,6 +74,10 @@ int fg_options_check(const struct fg_options *o)
 	}
 	if (o->height < 1 || o->height > 100000 || !(o->fontsize > 0) || !(o->fontwidth > 0)) {
 		fprintf(stderr, "offwake-svg: --height, --fontsize and --fontwidth must be positive\n");
+		return FG_EXIT_USAGE;
+	}
+	if (o->encoding && !valid_encname(o->encoding)) {
+		fprintf(stderr, "offwake-svg: --encoding '%s' is not an encoding name\n", o->encoding);
 		return FG_EXIT_USAGE;
 	}
 	struct fg_palette *p = fg_palette_load(o->colors, err, sizeof(err));
@@ -157,18 +169,25 @@ static void fixed_text(struct ctx *c, const char *id, double x, double y, const 
 	ob_puts(&c->ob, "</text>\n");
 }
 
-/* JSON string for the script's configuration (no "<" or "]]>" inside). */
+/* JSON string for the script's configuration: ASCII only (every other
+ * character as \uXXXX), so nothing in it can end the CDATA section. */
 static void json_string(struct outbuf *ob, const char *s)
 {
+	size_t len = strlen(s);
+
 	ob_puts(ob, "\"");
-	for (; *s; s++) {
-		unsigned char ch = *s;
-		if (ch == '"' || ch == '\\')
-			ob_printf(ob, "\\%c", ch);
-		else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&')
-			ob_printf(ob, "\\u%04x", ch);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		i += utf8_decode(s + i, len - i, &cp);
+		if (cp == '"' || cp == '\\')
+			ob_printf(ob, "\\%c", (char)cp);
+		else if (cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&')
+			ob_printf(ob, "%c", (char)cp);
+		else if (cp < 0x10000)
+			ob_printf(ob, "\\u%04x", cp == 0xFFFE || cp == 0xFFFF ? 0xFFFD : cp);
 		else
-			ob_write(ob, s, 1);
+			ob_printf(ob, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10),
+				  0xDC00 + ((cp - 0x10000) & 0x3FF));
 	}
 	ob_puts(ob, "\"");
 }
@@ -385,7 +404,8 @@ static void write_frame(struct ctx *c, const struct fg_node *nd)
 	ob_puts(ob, "\" height=\"");
 	ob_fixed(ob, y2 - y1, 1);
 	ob_puts(ob, "\" fill=\"");
-	ob_puts(ob, frame_fill(c, nd, fillbuf, sizeof(fillbuf)));
+	const char *fill = frame_fill(c, nd, fillbuf, sizeof(fillbuf));
+	ob_escape(ob, fill, strlen(fill), OB_ESC_ATTR);	/* palette.map values too */
 	ob_puts(ob, "\" rx=\"2\" ry=\"2\" />\n");
 
 	/* label */
@@ -576,18 +596,46 @@ static int render(struct ctx *c)
 	return FG_EXIT_OK;
 }
 
-int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out)
+/* Option strings as written, with invalid UTF-8 replaced by U+FFFD. */
+struct clean_strings {
+	char *v[8];
+};
+
+static int clean_options(const struct fg_options *in, struct fg_options *o, struct clean_strings *k)
 {
+	const char **fields[] = { &o->title, &o->subtitle, &o->countname, &o->nametype,
+				  &o->fonttype, &o->notes, &o->bgcolors, &o->encoding };
+
+	*o = *in;
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++) {
+		const char *v = *fields[i];
+		size_t len;
+		if (!v || utf8_valid_prefix(v, strlen(v)) == strlen(v))
+			continue;
+		if (!(k->v[i] = utf8_repair(v, strlen(v), &len)))
+			return -1;
+		*fields[i] = k->v[i];
+	}
+	return 0;
+}
+
+int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
+{
+	struct fg_options opts, *o = &opts;
+	struct clean_strings cleaned;
 	struct ctx c;
 	int ret;
 
+	if (clean_options(in, o, &cleaned))
+		return -1;
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.s = s;
 	c.out = out;
-	if ((ret = fg_options_check(o)))
-		return ret;
-	ret = render(&c);
+	ret = fg_options_check(o);
+	if (!ret)
+		ret = render(&c);
 	if (c.ob.buf && ob_finish(&c.ob) && ret >= 0)
 		ret = -1;
 	if (ret == FG_EXIT_OK && o->cp && fg_palmap_save(&c.palmap, o->palette_file)) {
@@ -601,5 +649,7 @@ int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out)
 	free(c.colour);
 	free(c.attr);
 	free(c.palidx);
+	for (size_t i = 0; i < sizeof(cleaned.v) / sizeof(*cleaned.v); i++)
+		free(cleaned.v[i]);
 	return ret;
 }

@@ -88,6 +88,12 @@ struct fg_stacks *fg_stacks_new(void)
 
 	if (!s)
 		return NULL;
+	/* arenas start allocated: no arithmetic on NULL, even for "" */
+	if (vec_grow((void **)&s->arena.v, &s->arena.cap, 1) ||
+	    vec_grow((void **)&s->hotarena.v, &s->hotarena.cap, 1)) {
+		fg_stacks_free(s);
+		return NULL;
+	}
 	s->hotmask = 1023;
 	s->hot = calloc(s->hotmask + 1, sizeof(*s->hot));
 	if (!s->hot || fg_idtab_init(&s->frametab, 1024)) {
@@ -147,6 +153,10 @@ static int arena_add(void *arena, const char *b, size_t len, uint64_t *off)
 {
 	struct arena *a = arena;
 
+	if (!len) {
+		*off = a->n;
+		return 0;
+	}
 	while (a->n + len > a->cap)
 		if (vec_grow((void **)&a->v, &a->cap, 1))
 			return -1;

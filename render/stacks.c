@@ -48,6 +48,11 @@ struct line {
 	uint32_t n;		/* number of tokens, the last one final */
 };
 
+struct arena {
+	char *v;
+	size_t n, cap;
+};
+
 /* The table of frame (non-final) tokens: each slot holds what the lookup
  * needs, so a hit costs one slot and the token's bytes. */
 struct hotslot {
@@ -58,8 +63,8 @@ struct hotslot {
 };
 
 struct fg_stacks {
-	VEC(char) arena;	/* frame names and final tokens */
-	VEC(char) hotarena;	/* non-final token bytes */
+	struct arena arena;	/* frame names and final tokens */
+	struct arena hotarena;	/* non-final token bytes */
 	struct hotslot *hot;
 	size_t hotmask, hotused;
 	VEC(struct tok) toks;
@@ -144,14 +149,9 @@ size_t fg_stacks_ignored(const struct fg_stacks *s)
 	return s->nignored;
 }
 
-struct arena {
-	char *v;
-	size_t n, cap;
-};
 
-static int arena_add(void *arena, const char *b, size_t len, uint64_t *off)
+static int arena_add(struct arena *a, const char *b, size_t len, uint64_t *off)
 {
-	struct arena *a = arena;
 
 	if (!len) {
 		*off = a->n;

@@ -84,6 +84,12 @@ done
 cmp -s "$TMPD/m1" "$TMPD/m2" && [ -s "$TMPD/m1" ] && pass "stdin, same output twice" ||
 	fail "stdin, same output twice" "outputs differ"
 
+# a differential graph ("name (N unit, P%; +D%)") reads as its AFTER profile
+printf 'a;b 5\na;c 3\n' > "$TMPD/before"; printf 'a;b 10\nd;e 4\n' > "$TMPD/after"
+"$OFFWAKE" diff --minwidth=0 "$TMPD/before" "$TMPD/after" 2> /dev/null | "$OFFWAKE" unfold - > "$TMPD/d.out"
+cmp -s <(norm "$TMPD/after") <(norm "$TMPD/d.out") && pass "differential SVG: the AFTER stacks" ||
+	fail "differential SVG: the AFTER stacks" "$(cat "$TMPD/d.out" | tr '\n' '|')"
+
 # the same stacks from flamegraph.pl's SVGs
 if [ -f "$FGPL" ] && command -v perl > /dev/null; then
 	for name in chain deep unicode hostile mixed; do

@@ -360,6 +360,8 @@ static int add_width(void *ctx, const struct fg_line *l)
 
 int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total)
 {
+	if (fg_stacks_exact_total(s, total))
+		return 0;
 	*total = pnum_iv(0);
 	return fg_stacks_walk(s, !flamechart, 1, add_width, total);
 }

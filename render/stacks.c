@@ -79,6 +79,10 @@ struct fg_stacks {
 	uint32_t *rank_frame;	/* frame id of each token rank */
 	uint32_t *rank_leaf;	/* leaf info of each token rank */
 	size_t nignored;
+	/* the sum of the widths while every count is an integer: with no
+	 * double involved, Perl's total does not depend on the line order */
+	unsigned __int128 isum;
+	int inexact;
 	int reverse;
 	int ranked;		/* seq holds ranks; no more lines can be added */
 	/* the previous line, to reuse the tokens of a common prefix */
@@ -383,6 +387,24 @@ static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 	return s->toks.n - 1;
 }
 
+static void add_to_sum(struct fg_stacks *s, const struct fg_leafinfo *li)
+{
+	const struct fg_count *w = li->two ? &li->c2 : &li->c1;
+
+	if (w->nv)
+		s->inexact = 1;
+	else
+		s->isum += w->u;
+}
+
+int fg_stacks_exact_total(const struct fg_stacks *s, struct pnum *total)
+{
+	if (s->inexact || s->isum > UINT64_MAX)
+		return 0;
+	*total = pnum_iv((__int128)s->isum);
+	return 1;
+}
+
 /* Store one valid, UTF-8-clean line as its token ids. */
 static int store_line(struct fg_stacks *s, const char *line, size_t len, const struct parsed *p)
 {
@@ -419,6 +441,7 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 				return -1;
 		if (k == pl.n) {
 			l.n = k;
+			add_to_sum(s, &s->leaves.v[s->toks.v[s->seq.v[pl.off + k - 1]].leaf]);
 			return VEC_PUSH(s->lines, l);
 		}
 		if (k)
@@ -451,6 +474,7 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 	li.c1 = count_read(line + p->c1, p->c1len);
 	if (p->two)
 		li.c2 = count_read(line + p->c2, p->c2len);
+	add_to_sum(s, &li);
 	uint32_t t = tok_intern(s, line + pos, len - pos, p->stack_len - pos, &li, 0);
 	if (t == FG_NONE || VEC_PUSH(s->seq, t))
 		return -1;
@@ -673,6 +697,8 @@ static int merge_stacks(struct fg_stacks *dst, const struct fg_stacks *src)
 		}
 	}
 	dst->nignored += src->nignored;
+	dst->isum += src->isum;
+	dst->inexact |= src->inexact;
 	dst->prev.n = 0;	/* the next line shares nothing known */
 	dst->prev_end.n = 0;
 	free(map);

@@ -60,4 +60,8 @@ uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len
 
 struct pnum fg_count_pnum(struct fg_count c);
 
+/* The total of the widths when it is known without a walk (every count an
+ * integer, no overflow): returns 1 and sets *total, else 0. */
+int fg_stacks_exact_total(const struct fg_stacks *s, struct pnum *total);
+
 #endif

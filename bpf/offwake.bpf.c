@@ -4,10 +4,10 @@
  * waker's stack, summed in the kernel.
  *
  * sched_switch, prev going off CPU (prev is current): store the time and
- *   prev's own kernel and user stack ids in its task-local storage.
+ *   prev's own kernel and user stack references in its task-local storage.
  * sched_waking (always runs in the waker's context, unlike sched_wakeup,
  *   which may run on the target's CPU from the wake list): store the
- *   waker's comm, pids and stack ids in the target's storage.  (Whether
+ *   waker's comm, pids and stack references in the target's storage.  (Whether
  *   the waker ran in interrupt context is read from its kernel stack in
  *   user space: the preempt count is a per-CPU variable, and typed ksyms
  *   for variables need CONFIG_KALLSYMS_ALL, which kernels often lack.)
@@ -17,9 +17,16 @@
  *
  * Filters (threads, state, block time, which stacks) run here, so stacks
  * the output would not show are never taken.  Nothing is lost silently:
- * every failure is counted per cause in the losses map.  Stack ids are
- * never reused (no BPF_F_REUSE_STACKID) and user space never deletes them
- * while a capture runs, so an id always names the stack it was given for.
+ * every failure is counted per cause in the losses map.
+ *
+ * Stacks: bpf_get_stack() into a per-CPU buffer, a 64-bit hash of the
+ * valid frames is the stack's reference.  The first time a hash is seen
+ * (the "seen" LRU map does not hold it), the frames go to user space
+ * through the ring buffer, which keeps every stack for the whole capture;
+ * only then is the hash remembered.  So a key always refers to a stack
+ * user space received (or to an errno when it could not be sent), equal
+ * stacks are sent once, and an eviction from "seen" only means the stack
+ * is sent again.  Unlike a stack-trace map, nothing collides or fills up.
  * User space drains counts0/counts1 alternately (the "active" index).
  *
  * Each program exists twice: tp_btf (task storage, direct BTF pointers)
@@ -32,12 +39,10 @@
 #include <bpf/bpf_core_read.h>
 #include "offwake.h"
 
-#define MAX_STACK_DEPTH	127
 #define SEEN_EVENTS	3
 #define EEXIST	17
-#define ENOMEM	12
 #define EFAULT	14
-#define E2BIG	7
+#define ENOSPC	28
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -60,10 +65,10 @@ struct ow_task {
 	__u64 start_ns;		/* switch-out time; 0: no block tracked */
 	__u64 on_ns;		/* last switch-in time */
 	__u64 wake_ns;		/* waker info time; 0: none */
-	__s32 t_kstack;
-	__s32 t_ustack;
-	__s32 w_kstack;
-	__s32 w_ustack;
+	__u64 t_kstack;		/* stack references, see offwake.h */
+	__u64 t_ustack;
+	__u64 w_kstack;
+	__u64 w_ustack;
 	__u32 w_pid;
 	__u32 w_tgid;
 	__u8 blocked;		/* went off CPU in a sleeping state */
@@ -95,12 +100,21 @@ struct {
 	__type(value, __u8);
 } threads SEC(".maps");
 
+/* Hashes of the stacks sent to user space (--stack-storage-size). */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 131072);
+	__type(key, __u64);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+/* Where bpf_get_stack() writes: one stack record per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+	__type(value, struct ow_stack);
+} scratch SEC(".maps");
 
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -120,7 +134,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 8 * 1024 * 1024);
 } events SEC(".maps");
 
 static __always_inline void count_loss(__u32 cause)
@@ -146,22 +160,56 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* bpf_get_stackid() with every failure counted by cause. */
-static __always_inline __s32 get_stack(void *ctx, __u64 flags)
+/* One step of the stack hash: xor in a frame, multiply, fold. */
+static __always_inline __u64 hash_step(__u64 h, __u64 x)
 {
-	long id = bpf_get_stackid(ctx, &stacks, flags);
+	h = (h ^ x) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
 
-	if (id >= 0)
-		return id;
-	if (id == -EEXIST)
-		count_loss(OW_LOSS_STACK_COLLISION);
-	else if (id == -ENOMEM || id == -E2BIG)
-		count_loss(OW_LOSS_STACK_FULL);
-	else if (id == -EFAULT)
-		count_loss(OW_LOSS_STACK_FAULT);
-	else
-		count_loss(OW_LOSS_STACK_OTHER);
-	return id;
+/*
+ * The current stack (kernel, or user with BPF_F_USER_STACK) as a
+ * reference (see offwake.h); a stack not sent before is sent now.  Every
+ * failure is counted by cause.
+ */
+static __always_inline __u64 get_stack(void *ctx, __u64 flags)
+{
+	struct ow_stack *st;
+	__u32 zero = 0, nr;
+	__u8 one = 1;
+	long len;
+	__u64 h;
+
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st)
+		return ENOSPC;
+	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (len < 0) {
+		count_loss(len == -EFAULT ? OW_LOSS_STACK_FAULT :
+					    OW_LOSS_STACK_OTHER);
+		return -len;
+	}
+	nr = (__u64)len / sizeof(__u64);
+	if (!nr)
+		return OW_NO_STACK;
+	h = hash_step(flags, nr);
+	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
+		h = hash_step(h, st->ips[i]);
+	h |= OW_STACK_HASH;
+	if (bpf_map_lookup_elem(&seen, &h))
+		return h;
+	st->type = OW_EV_STACK;
+	st->nr = nr;
+	st->hash = h;
+	if (nr > OW_MAX_STACK_DEPTH)
+		nr = OW_MAX_STACK_DEPTH;
+	if (bpf_ringbuf_output(&events, st, sizeof(*st) - sizeof(st->ips) +
+			       nr * sizeof(__u64), 0)) {
+		count_loss(OW_LOSS_STACK_LOST);
+		return ENOSPC;
+	}
+	bpf_map_update_elem(&seen, &h, &one, BPF_ANY);
+	return h;
 }
 
 static __always_inline __u32 task_state(struct task_struct *t)
@@ -314,11 +362,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now,
 		key.w_tgid = ti->w_tgid;
 		key.w_kstack = ti->w_kstack;
 		key.w_ustack = ti->w_ustack;
-	} else {
-		key.w_kstack = OW_NO_STACK;
-		key.w_ustack = OW_NO_STACK;
-		if (ti->blocked)
-			count_loss(OW_LOSS_WAKER);
+	} else if (ti->blocked) {
+		count_loss(OW_LOSS_WAKER);
 	}
 	ti->wake_ns = 0;
 	add_count(&key, delta);

@@ -42,8 +42,9 @@ static const char help_text[] =
 	"  -d, --delimited       insert delimiter between kernel/user stacks\n"
 	"  -f, --folded          output folded format (as offwaketime -f)\n"
 	"  --text                output offwaketime's multi-line text format\n"
-	"  --stack-storage-size N  the number of unique stack traces that can be\n"
-	"                        stored and displayed (default 16384)\n"
+	"  --stack-storage-size N  the number of unique stack traces the kernel\n"
+	"                        side remembers having sent (default 131072);\n"
+	"                        more are sent again, nothing is lost\n"
 	"  -m, --min-block-time US  only blocks of at least US microseconds\n"
 	"                        (default 1)\n"
 	"  -M, --max-block-time US  only blocks of at most US microseconds\n"
@@ -358,7 +359,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	uint64_t v;
 
 	memset(o, 0, sizeof(*o));
-	o->stack_storage_size = 16384;
+	o->stack_storage_size = 131072;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;
 	fg_options_init(&o->fg);

@@ -11,16 +11,20 @@
  * stopped being active one period ago (programs that read the old index
  * finished long since), sums it into a user-space hash table, then makes
  * it the active one.  So the kernel maps only hold one period's distinct
- * keys, and a capture can run for as long as wanted.  At the end the
- * programs are detached and both maps are drained.
+ * keys, and a capture can run for as long as wanted.  When a period
+ * filled an eighth of a map, the next one is DRAIN_FAST_MS.  At the end
+ * the programs are detached and both maps are drained.
  *
- * Stack ids are never deleted while the capture runs: an id can still be
- * referenced from a task's storage (a target that went off CPU but was not
- * woken yet) long after its key was drained, and a deleted bucket could be
- * refilled by a different stack, which would silently show a wrong stack.
- * The stack map therefore holds each distinct stack once for the whole
- * run; when it is full or a bucket collides, the kernel side counts it
- * and we print the fix (a larger --stack-storage-size).
+ * Stacks arrive through the ring buffer the first time the kernel side
+ * sees them and are kept for the whole run (stacks.c), so a key drained
+ * at any time finds its stacks: nothing is evicted or overwritten.  The
+ * ring buffer is read before each drain, and a stack is sent before any
+ * key can refer to it; a key whose stack is still missing (a record
+ * another CPU was still writing) is retried at the next drain and at the
+ * end.  Each drained key new to the sums gets its stacks symbolised
+ * (fold.c, cached per distinct stack), so the output needs no lookups.
+ * Symbolising can take a while (a burst of new stacks, ELF files to
+ * read), so the ring buffer is read every KEEP_UP entries meanwhile.
  *
  * Process events from the ring buffer make us read /proc/PID/maps while
  * the process is alive (procmaps.c), so frames of processes that exit
@@ -41,6 +45,8 @@
 #include "util.h"
 
 #define DRAIN_MS	500
+#define DRAIN_FAST_MS	100
+#define KEEP_UP		256
 #define POLL_MS		100
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
@@ -96,7 +102,7 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 	s->rodata->state_mask = o->state;
 	s->rodata->want_kstack = !o->user_stacks_only;
 	s->rodata->want_ustack = !o->kernel_stacks_only;
-	bpf_map__set_max_entries(s->maps.stacks, o->stack_storage_size);
+	bpf_map__set_max_entries(s->maps.seen, o->stack_storage_size);
 	bpf_map__set_max_entries(s->maps.threads, o->nids ? o->nids : 1);
 	if (raw)
 		bpf_map__set_autocreate(s->maps.tstore, false);
@@ -143,6 +149,11 @@ static int handle_event(void *ctx, void *data, size_t len)
 	struct capture *c = ctx;
 	const struct ow_event *e = data;
 
+	if (len >= sizeof(e->type) && e->type == OW_EV_STACK) {
+		if (stacks_add(&c->stacks, data, len) < 0)
+			c->drain_errors++;
+		return 0;
+	}
 	if (len < sizeof(*e))
 		return 0;
 	switch (e->type) {
@@ -160,14 +171,35 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* Move every entry of one counts map into the user-space sums. */
-static int drain_map(struct capture *c, struct bpf_map *map)
+/* Symbolise the stacks of e unless done; count it when not possible. */
+static void resolve(struct capture *c, struct agg_entry *e, bool final)
+{
+	if (!e->stk[0] && fold_resolve(&c->fo, e, final))
+		c->unresolved++;
+	if (!(++c->resolves % KEEP_UP))
+		ring_buffer__consume(c->rb);
+}
+
+/* Symbolise the stacks of the entries that are still without. */
+static void resolve_all(struct capture *c, bool final)
+{
+	c->unresolved = 0;
+	for (size_t i = 0; i < c->agg.n; i++)
+		resolve(c, &c->agg.ent[i], final);
+}
+
+/*
+ * Move every entry of one counts map into the user-space sums; returns
+ * how many there were, or -1.
+ */
+static long drain_map(struct capture *c, struct bpf_map *map)
 {
 	static struct ow_key keys[BATCH];
 	static __u64 vals[BATCH];
 	int fd = bpf_map__fd(map);
 	__u32 token, count;
 	bool first = true;
+	long total = 0;
 	int err;
 
 	do {
@@ -181,28 +213,43 @@ static int drain_map(struct capture *c, struct bpf_map *map)
 			return -1;
 		}
 		first = false;
+		total += count;
 		for (__u32 i = 0; i < count; i++) {
-			if (agg_add(&c->agg, &keys[i], vals[i]) < 0)
+			struct agg_entry *e;
+
+			if (!vals[i])
+				continue;
+			e = agg_add(&c->agg, &keys[i], vals[i]);
+			if (e)
+				resolve(c, e, false);
+			else
 				c->drain_errors++;
-			if (keys[i].t_ustack >= 0)
-				procmaps_learn_once(c->pm, keys[i].t_tgid);
-			if (keys[i].w_ustack >= 0)
-				procmaps_learn_once(c->pm, keys[i].w_tgid);
 		}
 	} while (!err);
-	return 0;
+	return total;
 }
 
-/* Drain the map that has been inactive for a period; make it active. */
+/*
+ * Drain the map that has been inactive for a period (after reading the
+ * stacks its keys refer to); make it active.  Returns the milliseconds
+ * to the next drain, or -1.
+ */
 static int drain_tick(struct capture *c)
 {
 	int idle = (c->drains + 1) & 1;
+	struct bpf_map *map = idle ? c->skel->maps.counts1 :
+				     c->skel->maps.counts0;
+	long n;
 
-	if (drain_map(c, idle ? c->skel->maps.counts1 : c->skel->maps.counts0))
+	ring_buffer__consume(c->rb);
+	if (c->unresolved)
+		resolve_all(c, false);
+	n = drain_map(c, map);
+	if (n < 0)
 		return -1;
 	__atomic_store_n(&c->skel->bss->active, idle, __ATOMIC_RELEASE);
 	c->drains++;
-	return 0;
+	return n > bpf_map__max_entries(map) / 8 ? DRAIN_FAST_MS : DRAIN_MS;
 }
 
 static int fill_threads(struct capture *c, const struct capture_opts *o)
@@ -292,7 +339,8 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 		return -1;
 	}
 	install_signals();
-	if (load(c, o))
+	/* kallsyms after the load: it names our programs, shown as plumbing */
+	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
 		return -1;
 	start = now_s();
 	end = o->duration ? start + o->duration : 0;
@@ -308,17 +356,20 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 		    errno != EINTR)
 			break;
 		if (now_s() >= next_drain) {
-			err = drain_tick(c);
-			next_drain += DRAIN_MS / 1000.0;
+			int ms = drain_tick(c);
+
+			err = ms < 0;
+			next_drain = now_s() + ms / 1000.0;
 		}
 	}
 	c->seconds = now_s() - start;
 	offwake_bpf__detach(c->skel);
 	ring_buffer__consume(c->rb);
 	if (!err)
-		err = drain_map(c, c->skel->maps.counts0);
+		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)
-		err = drain_map(c, c->skel->maps.counts1);
+		err = drain_map(c, c->skel->maps.counts1) < 0;
+	resolve_all(c, true);
 	read_losses(c);
 	return err;
 }
@@ -327,32 +378,19 @@ void capture_close(struct capture *c)
 {
 	ring_buffer__free(c->rb);
 	offwake_bpf__destroy(c->skel);
+	folder_free(&c->fo);
+	stacks_free(&c->stacks);
 	procmaps_free(c->pm);
 	agg_free(&c->agg);
 	memset(c, 0, sizeof(*c));
 }
 
-int capture_stack(struct capture *c, int32_t id, uint64_t *ips)
-{
-	int n = 0;
-
-	if (id < 0)
-		return -1;
-	memset(ips, 0, OW_MAX_STACK_DEPTH * sizeof(*ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stacks), &id, ips))
-		return -1;
-	while (n < OW_MAX_STACK_DEPTH && ips[n])
-		n++;
-	return n;
-}
-
 void capture_report_losses(const struct capture *c)
 {
 	static const char *const what[OW_LOSS_NR] = {
-		[OW_LOSS_STACK_COLLISION] = "stacks not stored: the stack map bucket held another stack (hash collision); increase --stack-storage-size",
-		[OW_LOSS_STACK_FULL] = "stacks not stored: stack map full; increase --stack-storage-size",
 		[OW_LOSS_STACK_FAULT] = "stacks not readable (-EFAULT): usually a task without a user stack (exiting, or kernel-only)",
-		[OW_LOSS_STACK_OTHER] = "stacks not stored for other reasons",
+		[OW_LOSS_STACK_OTHER] = "stacks not taken for other reasons",
+		[OW_LOSS_STACK_LOST] = "stacks lost: ring buffer full (please report)",
 		[OW_LOSS_START] = "blocks missed: no task storage at switch-out (kernel memory)",
 		[OW_LOSS_WAKER] = "blocks without their waker (the wakeup was not seen)",
 		[OW_LOSS_COUNTS_FULL] = "blocks dropped: counts map full between drains (a capture with very many distinct stacks; please report)",
@@ -364,6 +402,10 @@ void capture_report_losses(const struct capture *c)
 			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
 				(unsigned long long)c->losses[i], what[i]);
 	if (c->drain_errors)
-		fprintf(stderr, OW_PROG ": warning: %llu keys dropped in user space: out of memory\n",
+		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
 			(unsigned long long)c->drain_errors);
+	if (c->fo.missing || c->stacks.bad)
+		fprintf(stderr, OW_PROG ": warning: %llu stacks never received, %llu malformed (please report)\n",
+			(unsigned long long)c->fo.missing,
+			(unsigned long long)c->stacks.bad);
 }

@@ -37,7 +37,7 @@ struct capture_opts {
 	bool kernel_stacks_only; /* -K */
 	bool delimited;		/* -d */
 	enum ow_output output;
-	uint32_t stack_storage_size;	/* 16384 */
+	uint32_t stack_storage_size;	/* 131072 */
 	uint64_t min_block_us;	/* 1 */
 	uint64_t max_block_us;	/* UINT64_MAX */
 	bool has_state;

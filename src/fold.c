@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * fold.c - an aggregation key to frame names, as offwaketime names them:
- * kernel frames by ksym ("[unknown]" when not found), user frames by the
- * process's symbols ("[unknown]"), "[Missed Kernel Stack]" and
- * "[Missed User Stack]" for stacks that could not be stored (-EFAULT, the
- * usual "no such stack here", shows nothing, as in offwaketime).
+ * fold.c - the stacks of an aggregation key to frame names, as
+ * offwaketime names them: kernel frames by ksym ("[unknown]" when not
+ * found), user frames by the process's symbols ("[unknown]"),
+ * "[Missed Kernel Stack]" and "[Missed User Stack]" for stacks that could
+ * not be taken or sent (-EFAULT, the usual "no such stack here", shows
+ * nothing, as in offwaketime).
+ *
+ * Each distinct stack is symbolised once and cached under its reference:
+ * kernel stacks once as a target's and once as a waker's stack (the two
+ * differ below), user stacks once per process and generation of its maps
+ * (procmaps_gen(): the same addresses mean other functions after an exec),
+ * and so is each user address (most frames recur in many stacks).
+ * The capture resolves the keys it drains every half second, so frames
+ * are named while their processes are alive and the output at the end
+ * only assembles lines.
  *
  * Frames the tracing itself adds at the leaf of kernel stacks (our BPF
  * program, its trampoline and the tracepoint glue) are dropped; so is
@@ -29,6 +39,17 @@
 #include "fold.h"
 #include "util.h"
 
+#define COUNT(a) (sizeof(a) / sizeof(*(a)))
+
+/* References that name no stored stack. */
+static const struct symstack no_frames;
+static const struct symstack missed_kernel = {
+	.n = 1, .f = { { "[Missed Kernel Stack]", 21 } },
+};
+static const struct symstack missed_user = {
+	.n = 1, .f = { { "[Missed User Stack]", 19 } },
+};
+
 static const struct {
 	const char *prefix, *frame;
 } irq_entries[] = {
@@ -46,17 +67,19 @@ static const char *const plumbing[] = {
 	"perf_callchain", "get_perf_callchain",
 };
 
-int folder_init(struct folder *f, struct capture *cap)
+int folder_init(struct folder *f, struct procmaps *pm,
+		const struct stacks *st)
 {
 	memset(f, 0, sizeof(*f));
-	f->cap = cap;
+	f->pm = pm;
+	f->st = st;
 	f->ks = ksyms_load(NULL);
 	if (!f->ks) {
 		ow_err("reading /proc/kallsyms: %s%s", strerror(errno),
 		       errno == EPERM ? " (addresses hidden: run as root)" : "");
 		return -1;
 	}
-	f->us = usyms_new(cap->pm);
+	f->us = usyms_new(pm);
 	if (!f->us) {
 		ow_err("starting symbolisation: %s", strerror(ENOMEM));
 		return -1;
@@ -66,6 +89,10 @@ int folder_init(struct folder *f, struct capture *cap)
 
 void folder_free(struct folder *f)
 {
+	for (size_t i = 0; i < f->cache.size; i++)
+		free(f->cache.tab[i].val);
+	htab_free(&f->cache);
+	htab_free(&f->names);
 	for (size_t i = 0; i < f->npool; i++)
 		free(f->pool[i]);
 	free(f->pool);
@@ -99,84 +126,151 @@ static const char *clean(struct folder *f, const char *name, size_t max)
 	return copy;
 }
 
+const char *fold_comm(struct folder *f, const char *comm)
+{
+	return clean(f, comm, OW_COMM_LEN);
+}
+
+static bool has_prefix(const char *name, const char *prefix)
+{
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
 static bool is_plumbing(const char *name)
 {
-	for (size_t i = 0; i < sizeof(plumbing) / sizeof(*plumbing); i++)
-		if (!strncmp(name, plumbing[i], strlen(plumbing[i])))
+	for (size_t i = 0; i < COUNT(plumbing); i++)
+		if (has_prefix(name, plumbing[i]))
 			return true;
 	return false;
 }
 
-static void kernel_frames(struct folder *f, int32_t id, bool waker,
-			  const char **out, size_t *n)
+/* "[hardirq]" etc. when a waker's kernel stack is an interrupt's. */
+static const char *irq_frame(const struct symstack *s)
 {
-	uint64_t ips[OW_MAX_STACK_DEPTH];
-	int depth = capture_stack(f->cap, id, ips), i = 0;
-	const char *name;
-
-	*n = 0;
-	if (depth < 0) {
-		if (id != OW_NO_STACK && id != -EFAULT)
-			out[(*n)++] = "[Missed Kernel Stack]";
-		return;
-	}
-	while (i < depth && (name = ksyms_name(f->ks, ips[i])) &&
-	       is_plumbing(name))
-		i++;
-	if (waker && i < depth && (name = ksyms_name(f->ks, ips[i])) &&
-	    !strcmp(name, "try_to_wake_up"))
-		i++;
-	for (; i < depth; i++) {
-		name = ksyms_name(f->ks, ips[i]);
-		out[(*n)++] = name ? clean(f, name, SIZE_MAX) : "[unknown]";
-	}
-}
-
-static void user_frames(struct folder *f, int32_t id, uint32_t tgid,
-			const char **out, size_t *n)
-{
-	uint64_t ips[OW_MAX_STACK_DEPTH];
-	int depth = capture_stack(f->cap, id, ips);
-	const char *name;
-
-	*n = 0;
-	if (depth < 0) {
-		if (id != OW_NO_STACK && id != -EFAULT)
-			out[(*n)++] = "[Missed User Stack]";
-		return;
-	}
-	for (int i = 0; i < depth; i++) {
-		name = usyms_name(f->us, tgid, ips[i]);
-		out[(*n)++] = name ? clean(f, name, SIZE_MAX) : "[unknown]";
-	}
-}
-
-/* "[hardirq]" etc. when the waker's kernel stack is an interrupt's. */
-static const char *irq_frame(const char *const *frames, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < sizeof(irq_entries) / sizeof(*irq_entries);
-		     j++)
-			if (!strncmp(frames[i], irq_entries[j].prefix,
-				     strlen(irq_entries[j].prefix)))
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < COUNT(irq_entries); j++)
+			if (has_prefix(s->f[i].name, irq_entries[j].prefix))
 				return irq_entries[j].frame;
 	return NULL;
 }
 
-void fold_key(struct folder *f, const struct ow_key *k, struct folded *out)
+static struct symstack *new_symstack(size_t n)
 {
-	out->target = clean(f, k->target, sizeof(k->target));
-	out->waker = clean(f, k->waker, sizeof(k->waker));
-	user_frames(f, k->t_ustack, k->t_tgid, out->frames[FOLD_T_USER],
-		    &out->n[FOLD_T_USER]);
-	kernel_frames(f, k->t_kstack, false, out->frames[FOLD_T_KERNEL],
-		      &out->n[FOLD_T_KERNEL]);
-	kernel_frames(f, k->w_kstack, true, out->frames[FOLD_W_KERNEL],
-		      &out->n[FOLD_W_KERNEL]);
-	out->wctx = irq_frame(out->frames[FOLD_W_KERNEL], out->n[FOLD_W_KERNEL]);
-	if (out->wctx)
-		out->n[FOLD_W_USER] = 0;
-	else
-		user_frames(f, k->w_ustack, k->w_tgid, out->frames[FOLD_W_USER],
-			    &out->n[FOLD_W_USER]);
+	struct symstack *s = malloc(sizeof(*s) + n * sizeof(s->f[0]));
+
+	if (s) {
+		s->ctx = NULL;
+		s->n = 0;
+	}
+	return s;
+}
+
+/* A frame name as shown: sanitised, "[unknown]" when not found. */
+static const char *shown(struct folder *f, const char *name)
+{
+	return name ? clean(f, name, SIZE_MAX) : "[unknown]";
+}
+
+static void add_frame(struct symstack *s, const char *name)
+{
+	s->f[s->n++] = (struct symframe){ name, strlen(name) };
+}
+
+static struct symstack *kernel_stack(struct folder *f,
+				     const struct rawstack *r, bool waker)
+{
+	struct symstack *s = new_symstack(r->nr);
+	const char *name;
+	uint32_t i = 0;
+
+	if (!s)
+		return NULL;
+	while (i < r->nr && (name = ksyms_name(f->ks, r->ips[i])) &&
+	       is_plumbing(name))
+		i++;
+	if (waker && i < r->nr && (name = ksyms_name(f->ks, r->ips[i])) &&
+	    !strcmp(name, "try_to_wake_up"))
+		i++;
+	for (; i < r->nr; i++)
+		add_frame(s, shown(f, ksyms_name(f->ks, r->ips[i])));
+	if (waker)
+		s->ctx = irq_frame(s);
+	return s;
+}
+
+/* The name of a user address in tgid (sub: its maps' generation). */
+static const char *user_name(struct folder *f, uint32_t tgid, uint64_t sub,
+			     uint64_t addr)
+{
+	const char *name = htab_get(&f->names, addr, sub);
+
+	if (!name) {
+		name = shown(f, usyms_name(f->us, tgid, addr));
+		htab_put(&f->names, addr, sub, (void *)name); /* or uncached */
+	}
+	return name;
+}
+
+static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
+				   uint32_t tgid, uint64_t sub)
+{
+	struct symstack *s = new_symstack(r->nr);
+
+	if (!s)
+		return NULL;
+	for (uint32_t i = 0; i < r->nr; i++)
+		add_frame(s, user_name(f, tgid, sub, r->ips[i]));
+	return s;
+}
+
+/*
+ * The symbolised stack for reference ref: a user stack of tgid, else a
+ * kernel stack (of a waker or not).  NULL when not received (and !final).
+ */
+static const struct symstack *resolve(struct folder *f, uint64_t ref,
+				      bool user, uint32_t tgid, bool waker,
+				      bool final)
+{
+	const struct symstack *missed = user ? &missed_user : &missed_kernel;
+	const struct rawstack *r;
+	struct symstack *s;
+	uint64_t sub;
+
+	if (ref == OW_NO_STACK || ref == EFAULT)
+		return &no_frames;
+	if (!(ref & OW_STACK_HASH))
+		return missed;		/* an errno: not taken or not sent */
+	sub = user ? (uint64_t)tgid << 32 | procmaps_gen(f->pm, tgid) : waker;
+	s = htab_get(&f->cache, ref, sub);
+	if (s)
+		return s;
+	r = stacks_get(f->st, ref);
+	if (!r) {
+		if (!final)
+			return NULL;
+		f->missing++;
+		return missed;
+	}
+	s = user ? user_stack(f, r, tgid, sub) : kernel_stack(f, r, waker);
+	if (!s || htab_put(&f->cache, ref, sub, s) < 0) {
+		free(s);
+		return missed;
+	}
+	return s;
+}
+
+int fold_resolve(struct folder *f, struct agg_entry *e, bool final)
+{
+	const struct ow_key *k = &e->key;
+	const struct symstack *s[KS_NR];
+
+	s[KS_T_USER] = resolve(f, k->t_ustack, true, k->t_tgid, false, final);
+	s[KS_T_KERNEL] = resolve(f, k->t_kstack, false, 0, false, final);
+	s[KS_W_KERNEL] = resolve(f, k->w_kstack, false, 0, true, final);
+	s[KS_W_USER] = resolve(f, k->w_ustack, true, k->w_tgid, false, final);
+	for (int i = 0; i < KS_NR; i++)
+		if (!s[i])
+			return -1;
+	memcpy(e->stk, s, sizeof(s));
+	return 0;
 }

@@ -1,46 +1,62 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fold.h - one aggregation key as named frames, in the pieces from which
- * offwaketime builds its folded and text lines.
+ * fold.h - the stacks of aggregation keys as named frames, the way
+ * offwaketime names them, symbolised once per distinct stack (and process)
+ * while the capture runs, so that writing the output only assembles lines.
  */
 #ifndef OW_FOLD_H
 #define OW_FOLD_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "capture.h"
+#include <stdint.h>
+#include "agg.h"
+#include "htab.h"
 #include "ksyms.h"
+#include "procmaps.h"
+#include "stacks.h"
 #include "usyms.h"
 
-enum fold_seg {
-	FOLD_T_USER,		/* target user stack */
-	FOLD_T_KERNEL,		/* target kernel stack */
-	FOLD_W_KERNEL,		/* waker kernel stack */
-	FOLD_W_USER,		/* waker user stack */
-	FOLD_NSEG,
+struct symframe {
+	const char *name;
+	size_t len;
 };
 
-struct folded {
-	const char *target;	/* comm */
-	const char *waker;	/* comm, "" without a waker */
-	const char *wctx;	/* "[hardirq]", "[softirq]", "[nmi]" or NULL */
-	/* Frame names of each stack, leaf first. */
-	const char *frames[FOLD_NSEG][OW_MAX_STACK_DEPTH];
-	size_t n[FOLD_NSEG];
+/* A symbolised stack, leaf first. */
+struct symstack {
+	const char *ctx;	/* waker kernel stacks: "[hardirq]",
+				 * "[softirq]", "[nmi]" or NULL */
+	uint32_t n;
+	struct symframe f[];
 };
 
 struct folder {
-	struct capture *cap;
+	struct procmaps *pm;
+	const struct stacks *st;
 	struct ksyms *ks;
 	struct usyms *us;
+	struct htab cache;	/* (reference, tgid << 32 | variant) ->
+				 * struct symstack */
+	struct htab names;	/* (address, tgid << 32 | generation) ->
+				 * user frame name */
 	char **pool;		/* sanitised copies of names */
 	size_t npool, poolcap;
+	uint64_t missing;	/* references to stacks never received */
 };
 
-int folder_init(struct folder *f, struct capture *cap);
+/* Reads /proc/kallsyms: call once our BPF programs are loaded. */
+int folder_init(struct folder *f, struct procmaps *pm,
+		const struct stacks *st);
 void folder_free(struct folder *f);
 
-/* Name the frames of key k (names stay valid until folder_free). */
-void fold_key(struct folder *f, const struct ow_key *k, struct folded *out);
+/*
+ * Name the four stacks of e (e->stk).  Returns 0, or -1 when a stack has
+ * not been received yet: e stays unresolved, unless final, where such a
+ * stack is shown as missed and counted in f->missing.
+ */
+int fold_resolve(struct folder *f, struct agg_entry *e, bool final);
+
+/* A command name fit for a frame (valid until folder_free). */
+const char *fold_comm(struct folder *f, const char *comm);
 
 #endif

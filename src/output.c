@@ -29,7 +29,7 @@
 #include "output.h"
 #include "util.h"
 
-#define MAX_LINE_FRAMES (FOLD_NSEG * OW_MAX_STACK_DEPTH + 6)
+#define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
 
 struct sink {
 	FILE *f;
@@ -50,64 +50,105 @@ static int cmp_entry(const void *a, const void *b)
 /* The summed entries, smallest first (as offwaketime sorts them). */
 static struct agg_entry **sorted_entries(struct agg *a, size_t *n)
 {
-	struct agg_entry **v = malloc((a->used + 1) * sizeof(*v));
+	struct agg_entry **v = malloc((a->n + 1) * sizeof(*v));
 
-	*n = 0;
+	*n = a->n;
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < a->size; i++)
-		if (a->tab[i].ns)
-			v[(*n)++] = &a->tab[i];
+	for (size_t i = 0; i < a->n; i++)
+		v[i] = &a->ent[i];
 	qsort(v, *n, sizeof(*v), cmp_entry);
 	return v;
 }
 
+/* A key's pieces: names of target and waker, the waker's context. */
+struct parts {
+	const char *target, *waker, *wctx;
+	const struct symstack *stk[KS_NR];
+};
+
+static void entry_parts(struct folder *fo, const struct agg_entry *e,
+			struct parts *p)
+{
+	static const struct symstack none;
+
+	p->target = fold_comm(fo, e->key.target);
+	p->waker = fold_comm(fo, e->key.waker);
+	memcpy(p->stk, e->stk, sizeof(p->stk));
+	p->wctx = e->stk[KS_W_KERNEL]->ctx;
+	if (p->wctx)		/* the interrupted task did not wake it */
+		p->stk[KS_W_USER] = &none;
+}
+
+static void add_name(const char **fr, size_t *lens, size_t *n,
+		     const char *name, size_t len)
+{
+	fr[*n] = name;
+	lens[(*n)++] = len;
+}
+
+/* Append the frames of s, root first (up) or leaf first. */
+static void add_stack(const char **fr, size_t *lens, size_t *n,
+		      const struct symstack *s, bool up)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct symframe *f = &s->f[up ? s->n - 1 - i : i];
+
+		add_name(fr, lens, n, f->name, f->len);
+	}
+}
+
+static void add_str(const char **fr, size_t *lens, size_t *n,
+		    const char *name)
+{
+	add_name(fr, lens, n, name, strlen(name));
+}
+
 /* The frames of a folded line, root first; returns their number. */
-static size_t line_frames(const struct folded *fd, bool delimited,
-			  const char **fr)
+static size_t line_frames(const struct parts *p, bool delimited,
+			  const char **fr, size_t *lens)
 {
 	const char *delim = delimited ? "-" : "";
 	size_t n = 0;
 
-	fr[n++] = fd->target;
-	for (size_t i = fd->n[FOLD_T_USER]; i-- > 0;)
-		fr[n++] = fd->frames[FOLD_T_USER][i];
-	fr[n++] = delim;
-	for (size_t i = fd->n[FOLD_T_KERNEL]; i-- > 0;)
-		fr[n++] = fd->frames[FOLD_T_KERNEL][i];
-	fr[n++] = "--";
-	for (size_t i = 0; i < fd->n[FOLD_W_KERNEL]; i++)
-		fr[n++] = fd->frames[FOLD_W_KERNEL][i];
-	fr[n++] = delim;
-	for (size_t i = 0; i < fd->n[FOLD_W_USER]; i++)
-		fr[n++] = fd->frames[FOLD_W_USER][i];
-	if (fd->wctx)
-		fr[n++] = fd->wctx;
-	fr[n++] = fd->waker;
+	add_str(fr, lens, &n, p->target);
+	add_stack(fr, lens, &n, p->stk[KS_T_USER], true);
+	add_str(fr, lens, &n, delim);
+	add_stack(fr, lens, &n, p->stk[KS_T_KERNEL], true);
+	add_str(fr, lens, &n, "--");
+	add_stack(fr, lens, &n, p->stk[KS_W_KERNEL], false);
+	add_str(fr, lens, &n, delim);
+	add_stack(fr, lens, &n, p->stk[KS_W_USER], false);
+	if (p->wctx)
+		add_str(fr, lens, &n, p->wctx);
+	add_str(fr, lens, &n, p->waker);
 	return n;
 }
 
-static void write_text_entry(FILE *out, const struct folded *fd,
+/* The frames of s, one a line, root first (up) or leaf first. */
+static void text_stack(FILE *out, const struct symstack *s, bool up)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		fprintf(out, "    %s\n", s->f[up ? s->n - 1 - i : i].name);
+}
+
+static void write_text_entry(FILE *out, const struct parts *p,
 			     const struct ow_key *k, uint64_t us,
 			     bool delimited)
 {
-	fprintf(out, "    %-16s %s %u\n", "waker:", fd->waker, k->w_pid);
-	if (fd->wctx)
-		fprintf(out, "    %s\n", fd->wctx);
-	for (size_t i = fd->n[FOLD_W_USER]; i-- > 0;)
-		fprintf(out, "    %s\n", fd->frames[FOLD_W_USER][i]);
+	fprintf(out, "    %-16s %s %u\n", "waker:", p->waker, k->w_pid);
+	if (p->wctx)
+		fprintf(out, "    %s\n", p->wctx);
+	text_stack(out, p->stk[KS_W_USER], true);
 	if (delimited)
 		fputs("    -\n", out);
-	for (size_t i = fd->n[FOLD_W_KERNEL]; i-- > 0;)
-		fprintf(out, "    %s\n", fd->frames[FOLD_W_KERNEL][i]);
+	text_stack(out, p->stk[KS_W_KERNEL], true);
 	fprintf(out, "    %-16s %s\n", "--", "--");
-	for (size_t i = 0; i < fd->n[FOLD_T_KERNEL]; i++)
-		fprintf(out, "    %s\n", fd->frames[FOLD_T_KERNEL][i]);
+	text_stack(out, p->stk[KS_T_KERNEL], false);
 	if (delimited)
 		fputs("    -\n", out);
-	for (size_t i = 0; i < fd->n[FOLD_T_USER]; i++)
-		fprintf(out, "    %s\n", fd->frames[FOLD_T_USER][i]);
-	fprintf(out, "    %-16s %s %u\n", "target:", fd->target, k->t_pid);
+	text_stack(out, p->stk[KS_T_USER], false);
+	fprintf(out, "    %-16s %s %u\n", "target:", p->target, k->t_pid);
 	fprintf(out, "        %llu\n\n", (unsigned long long)us);
 }
 
@@ -148,12 +189,11 @@ static void text_header(FILE *out, const struct capture_opts *o)
 	fputc('\n', out);
 }
 
-static int render_svg(struct folder *fo, struct agg_entry **v, size_t n,
-		      const struct capture_opts *o, double secs, FILE *out)
+static int render_svg(struct capture *c, const struct capture_opts *o,
+		      FILE *out)
 {
 	static const char *fr[MAX_LINE_FRAMES];
 	static size_t lens[MAX_LINE_FRAMES];
-	static struct folded fd;
 	struct fg_options fg = o->fg;
 	struct fg_stacks *s = fg_stacks_new();
 	char subtitle[512], what[256];
@@ -169,17 +209,17 @@ static int render_svg(struct folder *fo, struct agg_entry **v, size_t n,
 		uname(&u);
 		snprintf(subtitle, sizeof(subtitle),
 			 "%s, %s stacks, %.1f s, Linux %s", what, stack_kind(o),
-			 secs, u.release);
+			 c->seconds, u.release);
 		fg.subtitle = subtitle;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < c->agg.n; i++) {
+		const struct agg_entry *e = &c->agg.ent[i];
+		struct parts p;
 		size_t nf;
 
-		fold_key(fo, &v[i]->key, &fd);
-		nf = line_frames(&fd, o->delimited, fr);
-		for (size_t j = 0; j < nf; j++)
-			lens[j] = strlen(fr[j]);
-		if (fg_stacks_add(s, fr, lens, nf, v[i]->ns / 1000) < 0) {
+		entry_parts(&c->fo, e, &p);
+		nf = line_frames(&p, o->delimited, fr, lens);
+		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
 			ow_err("rendering: %s", strerror(errno));
 			fg_stacks_free(s);
 			return OW_EXIT_FAIL;
@@ -194,52 +234,49 @@ static int render_svg(struct folder *fo, struct agg_entry **v, size_t n,
 	return r == FG_EXIT_USAGE ? OW_EXIT_USAGE : r;
 }
 
-static int write_all(struct capture *c, const struct capture_opts *o,
-		     FILE *out)
+/* -f and --text: the entries, smallest first (as offwaketime). */
+static int write_lines(struct capture *c, const struct capture_opts *o,
+		       FILE *out)
 {
 	static const char *fr[MAX_LINE_FRAMES];
-	static struct folded fd;
+	static size_t lens[MAX_LINE_FRAMES];
 	struct agg_entry **v;
-	struct folder fo;
 	size_t n;
-	int r = OW_EXIT_OK;
 
-	if (folder_init(&fo, c)) {
-		folder_free(&fo);
-		return OW_EXIT_FAIL;
-	}
 	v = sorted_entries(&c->agg, &n);
 	if (!v) {
 		ow_err("sorting: %s", strerror(ENOMEM));
-		folder_free(&fo);
 		return OW_EXIT_FAIL;
 	}
-	if (o->output == OW_OUT_SVG) {
-		r = render_svg(&fo, v, n, o, c->seconds, out);
-	} else {
-		if (o->output == OW_OUT_TEXT)
-			text_header(out, o);
-		for (size_t i = 0; i < n; i++) {
-			uint64_t us = v[i]->ns / 1000;
+	if (o->output == OW_OUT_TEXT)
+		text_header(out, o);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t us = v[i]->ns / 1000;
+		struct parts p;
+		size_t nf;
 
-			fold_key(&fo, &v[i]->key, &fd);
-			if (o->output == OW_OUT_TEXT) {
-				write_text_entry(out, &fd, &v[i]->key, us,
-						 o->delimited);
-				continue;
-			}
-			size_t nf = line_frames(&fd, o->delimited, fr);
-
-			for (size_t j = 0; j < nf; j++) {
-				fputs(fr[j], out);
-				fputc(j + 1 < nf ? ';' : ' ', out);
-			}
-			fprintf(out, "%llu\n", (unsigned long long)us);
+		entry_parts(&c->fo, v[i], &p);
+		if (o->output == OW_OUT_TEXT) {
+			write_text_entry(out, &p, &v[i]->key, us, o->delimited);
+			continue;
 		}
+		nf = line_frames(&p, o->delimited, fr, lens);
+		for (size_t j = 0; j < nf; j++) {
+			fwrite(fr[j], 1, lens[j], out);
+			fputc(j + 1 < nf ? ';' : ' ', out);
+		}
+		fprintf(out, "%llu\n", (unsigned long long)us);
 	}
 	free(v);
-	folder_free(&fo);
-	return r;
+	return OW_EXIT_OK;
+}
+
+static int write_all(struct capture *c, const struct capture_opts *o,
+		     FILE *out)
+{
+	if (o->output == OW_OUT_SVG)
+		return render_svg(c, o, out);
+	return write_lines(c, o, out);
 }
 
 static int sink_open(struct sink *s, const char *path)

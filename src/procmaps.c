@@ -23,6 +23,7 @@ struct proc {
 	uint32_t tgid;		/* 0: empty slot */
 	bool tried;		/* a read was attempted */
 	bool reread;		/* re-read after a lookup miss */
+	uint32_t gen;		/* successful reads so far */
 	struct pmap *maps;	/* sorted by start */
 	size_t n;
 };
@@ -157,6 +158,7 @@ int procmaps_learn(struct procmaps *pm, uint32_t tgid)
 	clear_maps(p);
 	p->maps = maps;
 	p->n = n;
+	p->gen++;
 	return 0;
 }
 
@@ -166,6 +168,12 @@ void procmaps_learn_once(struct procmaps *pm, uint32_t tgid)
 
 	if (p && !p->tried)
 		procmaps_learn(pm, tgid);
+}
+
+uint32_t procmaps_gen(struct procmaps *pm, uint32_t tgid)
+{
+	procmaps_learn_once(pm, tgid);
+	return slot(pm->tab, pm->size, tgid)->gen;
 }
 
 void procmaps_stale(struct procmaps *pm, uint32_t tgid)

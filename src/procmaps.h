@@ -25,6 +25,11 @@ void procmaps_free(struct procmaps *pm);
 int procmaps_learn(struct procmaps *pm, uint32_t tgid);
 /* Learn TGID's maps unless known already. */
 void procmaps_learn_once(struct procmaps *pm, uint32_t tgid);
+/*
+ * How many times TGID's maps were read (learning them first if never
+ * tried): symbols found under one generation stay valid while it lasts.
+ */
+uint32_t procmaps_gen(struct procmaps *pm, uint32_t tgid);
 /* TGID exec'd: read its maps again at the next procmaps_learn_once(). */
 void procmaps_stale(struct procmaps *pm, uint32_t tgid);
 /* A new process starts with its parent's mappings (until learnt). */

@@ -9,9 +9,10 @@
  * next to the file, in its .debug/ directory or under /usr/lib/debug.
  * Files are opened through /proc/PID/map_files while the process lives
  * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
- * in containers), then by their path (processes that have exited).  Each file is read once,
- * cached by device and inode.  Anonymous executable mappings (JIT code)
- * are looked up in /tmp/perf-PID.map.  Names are demangled on first use.
+ * in containers), then by their path (processes that have exited).
+ * Each file is read once, cached by device and inode (a hash table).
+ * Anonymous executable mappings (JIT code) are looked up in
+ * /tmp/perf-PID.map.  Names are demangled on first use.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "demangle.h"
+#include "htab.h"
 #include "perfmap.h"
 #include "usyms.h"
 #include "util.h"
@@ -55,8 +57,9 @@ struct efile {
 struct usyms {
 	struct procmaps *pm;
 	struct perfmaps *jit;
-	struct efile **files;
+	struct efile **files;	/* all files, for freeing */
 	size_t n, cap;
+	struct htab by_inode;	/* (dev, ino) -> file */
 };
 
 struct usyms *usyms_new(struct procmaps *pm)
@@ -92,6 +95,7 @@ void usyms_free(struct usyms *u)
 	for (size_t i = 0; i < u->n; i++)
 		efile_free(u->files[i]);
 	free(u->files);
+	htab_free(&u->by_inode);
 	perfmaps_free(u->jit);
 	free(u);
 }
@@ -312,17 +316,26 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 {
 	struct efile *e;
 
-	for (size_t i = 0; i < u->n; i++) {
-		e = u->files[i];
-		if (m->ino ? (e->dev == m->dev && e->ino == m->ino) :
-			     (e->path && !strcmp(e->path, m->path)))
+	if (m->ino) {
+		e = htab_get(&u->by_inode, m->dev, m->ino);
+		if (e)
 			return e;
+	} else {
+		for (size_t i = 0; i < u->n; i++)
+			if (!u->files[i]->ino && u->files[i]->path &&
+			    !strcmp(u->files[i]->path, m->path))
+				return u->files[i];
 	}
 	if (ow_grow(&u->files, &u->cap, u->n, sizeof(*u->files)) < 0)
 		return NULL;
 	e = load_file(tgid, m);
-	if (e)
-		u->files[u->n++] = e;
+	if (!e)
+		return NULL;
+	if (m->ino && htab_put(&u->by_inode, m->dev, m->ino, e) < 0) {
+		efile_free(e);
+		return NULL;
+	}
+	u->files[u->n++] = e;
 	return e;
 }
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * htab.h - an open-addressing hash table from a two-word key to a
+ * pointer, for the capture side's caches (stacks by hash, symbolised
+ * stacks, ELF files by device and inode).  Keys are compared exactly.
+ */
+#ifndef OW_HTAB_H
+#define OW_HTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct htab_slot {
+	uint64_t a, b;
+	void *val;		/* NULL: empty slot */
+};
+
+struct htab {
+	struct htab_slot *tab;	/* power-of-two size */
+	size_t size, used;
+};
+
+/* An empty table needs no init: {0}. */
+void htab_free(struct htab *h);
+/* The value stored under (a, b), or NULL. */
+void *htab_get(const struct htab *h, uint64_t a, uint64_t b);
+/* Store val (not NULL) under (a, b), replacing; 0 or -1 (ENOMEM). */
+int htab_put(struct htab *h, uint64_t a, uint64_t b, void *val);
+
+/* Iterate: for (size_t i = 0; i < h->size; i++) if (h->tab[i].val) ... */
+
+#endif

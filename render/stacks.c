@@ -43,6 +43,13 @@ static int vec_grow(void **v, size_t *cap, size_t elem)
 	return 0;
 }
 
+/* A key for the multikey quicksort: a sequence of bytes or of ranks. */
+struct item {
+	const void *p;
+	uint32_t len;
+	uint32_t idx;
+};
+
 struct line {
 	uint64_t off;		/* first token id in seq */
 	uint32_t n;		/* number of tokens, the last one final */
@@ -75,7 +82,7 @@ struct fg_stacks {
 	VEC(struct fg_leafinfo) leaves;
 	VEC(uint32_t) seq;	/* token ids of all lines (ranks once ranked) */
 	VEC(struct line) lines;	/* input order */
-	uint32_t *order;	/* line indices in sorted order, once sorted */
+	struct item *sorted;	/* the lines in sorted order, once sorted */
 	uint32_t *rank_frame;	/* frame id of each token rank */
 	uint32_t *rank_leaf;	/* leaf info of each token rank */
 	size_t nignored;
@@ -134,7 +141,7 @@ void fg_stacks_free(struct fg_stacks *s)
 	free(s->leaves.v);
 	free(s->seq.v);
 	free(s->lines.v);
-	free(s->order);
+	free(s->sorted);
 	free(s->rank_frame);
 	free(s->rank_leaf);
 	free(s->prev.v);
@@ -790,11 +797,6 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
  * once per partition, not once per comparison.  One definition, made for
  * both element types by the macro below.
  */
-struct item {
-	const void *p;
-	uint32_t len;
-	uint32_t idx;
-};
 
 struct part {
 	size_t lo, n, d;
@@ -928,44 +930,43 @@ static int sort_lines(struct fg_stacks *s)
 	size_t n = s->lines.n;
 	struct item *it = malloc((n + 1) * sizeof(*it));
 
-	s->order = malloc((n + 1) * sizeof(*s->order));
-	if (!it || !s->order) {
-		free(it);
+	if (!it)
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++)
 		it[i] = (struct item){ s->seq.v + s->lines.v[i].off, s->lines.v[i].n, i };
-	int ret = mkqs_ranks(it, n);
-	for (size_t i = 0; i < n; i++)
-		s->order[i] = it[i].idx;
-	free(it);
-	return ret;
+	s->sorted = it;	/* kept: the walk reads the sequences straight from it */
+	return mkqs_ranks(it, n);
 }
 
 int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx)
 {
 	uint32_t *fields = NULL;
-	size_t cap = 0;
+	size_t cap = 0, n = s->lines.n;
 	int ret = 0;
 
 	if (!s->ranked && rank_tokens(s))
 		return -1;
-	if (sorted && !s->order && sort_lines(s))
+	if (sorted && !s->sorted && sort_lines(s))
 		return -1;
-	for (size_t i = 0; i < s->lines.n && !ret; i++) {
-		const struct line *l = &s->lines.v[sorted ? s->order[i] : i];
-		const uint32_t *r = s->seq.v + l->off;
-		if (sorted && i + 4 < s->lines.n) {	/* fetch the lines ahead */
-			const struct line *ahead = &s->lines.v[s->order[i + 4]];
-			if (i + 8 < s->lines.n)
-				__builtin_prefetch(&s->lines.v[s->order[i + 8]]);
-			__builtin_prefetch(s->seq.v + ahead->off + (leaves_only ? ahead->n - 1 : 0));
-			if (!leaves_only)
-				for (size_t b = 16; b < ahead->n; b += 16)
-					__builtin_prefetch(s->seq.v + ahead->off + b);
+	for (size_t i = 0; i < n && !ret; i++) {
+		const uint32_t *r;
+		size_t len;
+		if (sorted) {
+			r = s->sorted[i].p;
+			len = s->sorted[i].len;
+			if (i + 4 < n) {	/* fetch the lines ahead */
+				const struct item *ahead = &s->sorted[i + 4];
+				const uint32_t *ar = ahead->p;
+				__builtin_prefetch(ar + (leaves_only ? ahead->len - 1 : 0));
+				for (size_t b = 16; !leaves_only && b < ahead->len; b += 16)
+					__builtin_prefetch(ar + b);
+			}
+		} else {
+			r = s->seq.v + s->lines.v[i].off;
+			len = s->lines.v[i].n;
 		}
-		if (!leaves_only && l->n > cap) {
-			cap = l->n * 2;
+		if (!leaves_only && len > cap) {
+			cap = len * 2;
 			uint32_t *nf = realloc(fields, cap * sizeof(*nf));
 			if (!nf) {
 				ret = -1;
@@ -974,10 +975,10 @@ int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn 
 			fields = nf;
 		}
 		if (!leaves_only)
-			for (size_t k = 0; k < l->n; k++)
+			for (size_t k = 0; k < len; k++)
 				fields[k] = s->rank_frame[r[k]];
-		struct fg_line fl = { fields, leaves_only ? 0 : l->n,
-				      &s->leaves.v[s->rank_leaf[r[l->n - 1]]], 1 };
+		struct fg_line fl = { fields, leaves_only ? 0 : len,
+				      &s->leaves.v[s->rank_leaf[r[len - 1]]], 1 };
 		ret = fn(ctx, &fl);
 	}
 	free(fields);

@@ -66,7 +66,14 @@ static int ids_push(struct ids *a, uint32_t x)
 	return 0;
 }
 
-struct open_frame {
+/*
+ * The open frames, as runs: the frames one flow step opens share their
+ * start time, so a run records it once for depths from..(the next run's
+ * from - 1).  Runs are kept as a stack; deeper runs are newer.
+ */
+struct opening {
+	uint32_t from;		/* first depth the step opened */
+	uint32_t leaf;		/* the line's deepest frame: it gets the delta */
 	double sd;		/* start as a double, for the width test */
 	struct pnum start;
 	struct pnum delta;
@@ -80,8 +87,8 @@ struct state {
 	double mwt;		/* minwidth in count units */
 	uint32_t dashdash;
 	struct ids prev, cur, parts;
-	struct open_frame *open;
-	size_t open_cap;
+	struct opening *open;	/* a stack of runs */
+	size_t nopen, open_cap;
 	struct pnum t;
 	/* the group of nodes closed at the same end string */
 	char gstr[64];
@@ -94,18 +101,17 @@ struct state {
 	struct fg_idtab gtab;	/* (frame, depth) -> node, for gflows > 1 */
 };
 
-static int ensure_open(struct state *st, size_t n)
+static int push_opening(struct state *st, const struct opening *r)
 {
-	if (n <= st->open_cap)
-		return 0;
-	size_t c = st->open_cap ? st->open_cap : 64;
-	while (c < n)
-		c *= 2;
-	struct open_frame *p = realloc(st->open, c * sizeof(*p));
-	if (!p)
-		return -1;
-	st->open = p;
-	st->open_cap = c;
+	if (st->nopen == st->open_cap) {
+		size_t c = st->open_cap ? st->open_cap * 2 : 64;
+		struct opening *p = realloc(st->open, c * sizeof(*p));
+		if (!p)
+			return -1;
+		st->open = p;
+		st->open_cap = c;
+	}
+	st->open[st->nopen++] = *r;
 	return 0;
 }
 
@@ -184,10 +190,11 @@ static int group_at(struct state *st)
 	return 0;
 }
 
-static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
+static int close_frame(struct state *st, uint32_t frame, uint32_t depth, const struct opening *of)
 {
 	struct fg_flow *o = st->out;
-	struct open_frame *of = &st->open[depth];
+	int has_delta = of->has_delta;
+	struct pnum delta = depth == of->leaf ? of->delta : pnum_iv(0);
 
 	/* pruned?  Integers below 2^53 subtract exactly as doubles */
 	double w = !st->t.is_nv && st->t.iv < ((__int128)1 << 53) ? st->gend_d - of->sd :
@@ -198,8 +205,8 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 		long idx = gtab_find(st, frame, depth);
 		if (idx >= 0) {
 			o->nodes[idx].start = fg_num_from(of->start);
-			if (of->has_delta) {
-				o->nodes[idx].delta = fg_num_from(of->delta);
+			if (has_delta) {
+				o->nodes[idx].delta = fg_num_from(delta);
 				o->nodes[idx].has_delta = 1;
 			}
 			o->nodes[idx].dropped = w < st->mwt;
@@ -221,10 +228,10 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth)
 	nd->depth = depth;
 	nd->start = fg_num_from(of->start);
 	nd->end = st->gend;
-	nd->has_delta = (uint8_t)of->has_delta;
+	nd->has_delta = (uint8_t)has_delta;
 	nd->dropped = 0;
-	if (of->has_delta)
-		nd->delta = fg_num_from(of->delta);
+	if (has_delta)
+		nd->delta = fg_num_from(delta);
 	if (st->gflows > 1)
 		return gtab_insert(st, o->n - 1);
 	return 0;
@@ -241,18 +248,19 @@ static int flow(struct state *st, const struct pnum *d)
 	if (a->n > same || b->n > same) {
 		if (a->n > same && group_at(st))
 			return -1;
-		for (size_t i = a->n; i-- > same;)
-			if (close_frame(st, a->v[i], i))
+		for (size_t i = a->n; i-- > same;) {
+			while (st->open[st->nopen - 1].from > i)
+				st->nopen--;	/* that run is closed */
+			if (close_frame(st, a->v[i], i, &st->open[st->nopen - 1]))
 				return -1;
-		if (ensure_open(st, b->n))
-			return -1;
-		double td = pnum_d(st->t);
-		for (size_t i = same; i < b->n; i++) {
-			st->open[i].sd = td;
-			st->open[i].start = st->t;
-			st->open[i].has_delta = d != NULL;
-			if (d)
-				st->open[i].delta = i == b->n - 1 ? *d : pnum_iv(0);
+		}
+		while (st->nopen && st->open[st->nopen - 1].from >= same)
+			st->nopen--;
+		if (b->n > same) {
+			struct opening r = { (uint32_t)same, (uint32_t)(b->n - 1), pnum_d(st->t),
+					     st->t, d ? *d : pnum_iv(0), d != NULL };
+			if (push_opening(st, &r))
+				return -1;
 		}
 	}
 	struct ids tmp = *a;

@@ -93,6 +93,9 @@ struct fg_stacks {
 	int reverse;
 	int ranked;		/* seq holds ranks; no more lines can be added */
 	/* the previous line, to reuse the tokens of a common prefix */
+	const char *prev_line;	/* in the reader's buffer, or in prev */
+	size_t prev_len;
+	int borrow;		/* the reader keeps prev_line valid until told */
 	VEC(char) prev;
 	VEC(uint32_t) prev_end;	/* end offset of each non-final token */
 	VEC(uint32_t) hashes;	/* of the line being stored */
@@ -412,6 +415,19 @@ int fg_stacks_exact_total(const struct fg_stacks *s, struct pnum *total)
 	return 1;
 }
 
+/* Copy the previous line out of a buffer that is about to change. */
+static int keep_prev(struct fg_stacks *s)
+{
+	if (s->prev_line == s->prev.v)
+		return 0;
+	while (s->prev_len > s->prev.cap)
+		if (vec_grow((void **)&s->prev.v, &s->prev.cap, 1))
+			return -1;
+	memcpy(s->prev.v, s->prev_line, s->prev_len);
+	s->prev_line = s->prev.v;
+	return 0;
+}
+
 /* Store one valid, UTF-8-clean line as its token ids. */
 static int store_line(struct fg_stacks *s, const char *line, size_t len, const struct parsed *p)
 {
@@ -424,8 +440,8 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 	}
 	/* the tokens of the prefix shared with the previous line */
 	if (s->lines.n) {
-		size_t n = len < s->prev.n ? len : s->prev.n, lcp = 0;
-		const char *q = s->prev.v;
+		size_t n = len < s->prev_len ? len : s->prev_len, lcp = 0;
+		const char *q = s->prev_line;
 		while (lcp + 8 <= n) {
 			uint64_t a, b;
 			memcpy(&a, line + lcp, 8);
@@ -437,7 +453,7 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 		while (lcp < n && line[lcp] == q[lcp])
 			lcp++;
 		const struct line pl = s->lines.v[s->lines.n - 1];
-		if (lcp == len && len == s->prev.n)	/* the same line again */
+		if (lcp == len && len == s->prev_len)	/* the same line again */
 			k = pl.n;
 		else
 			while (k < s->prev_end.n && s->prev_end.v[k] <= lcp &&
@@ -486,11 +502,8 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 	if (t == FG_NONE || VEC_PUSH(s->seq, t))
 		return -1;
 	l.n = s->seq.n - l.off;
-	while (len > s->prev.cap)
-		if (vec_grow((void **)&s->prev.v, &s->prev.cap, 1))
-			return -1;
-	memcpy(s->prev.v, line, len);
-	s->prev.n = len;
+	s->prev_line = line;	/* borrowed; keep_prev() copies it when needed */
+	s->prev_len = len;
 	return VEC_PUSH(s->lines, l);
 }
 
@@ -568,6 +581,8 @@ int fg_stacks_add_line(struct fg_stacks *s, const char *line, size_t len)
 		}
 	}
 	ret = store_line(s, line, len, &p);
+	if (!ret && (!s->borrow || fixed || rev))
+		ret = keep_prev(s);
 	free(fixed);
 	free(rev);
 	return ret;
@@ -640,6 +655,7 @@ static int read_lines(struct fg_stacks *s, struct source *r)
 
 	if (!buf)
 		return -1;
+	s->borrow = 1;
 	for (;;) {
 		if (have == cap) {	/* a line longer than the buffer */
 			char *nb = realloc(buf, cap * 2);
@@ -656,10 +672,16 @@ static int read_lines(struct fg_stacks *s, struct source *r)
 		char *nl;
 		while ((nl = memchr(buf + start, '\n', have - start))) {
 			if (fg_stacks_add_line(s, buf + start, nl - (buf + start)) < 0) {
+				s->borrow = 0;
 				free(buf);
 				return -1;
 			}
 			start = nl - buf + 1;
+		}
+		if (keep_prev(s)) {	/* the buffer is about to change */
+			s->borrow = 0;
+			free(buf);
+			return -1;
 		}
 		memmove(buf, buf + start, have - start);
 		have -= start;
@@ -669,6 +691,9 @@ static int read_lines(struct fg_stacks *s, struct source *r)
 	int err = r->err;
 	if (!err && have && fg_stacks_add_line(s, buf, have) < 0)
 		err = 1;
+	if (keep_prev(s))
+		err = 1;
+	s->borrow = 0;
 	free(buf);
 	return err ? -1 : 0;
 }
@@ -706,7 +731,7 @@ static int merge_stacks(struct fg_stacks *dst, const struct fg_stacks *src)
 	dst->nignored += src->nignored;
 	dst->isum += src->isum;
 	dst->inexact |= src->inexact;
-	dst->prev.n = 0;	/* the next line shares nothing known */
+	dst->prev_len = 0;	/* the next line shares nothing known */
 	dst->prev_end.n = 0;
 	free(map);
 	return 0;

@@ -35,3 +35,25 @@ fi
 OFFWAKE_PROGRESS_DELAY=0 "$OFFWAKE" render "$TMPD/big" > /dev/null 2> "$TMPD/err"; st=$?
 [ $st -eq 0 ] && ! grep -q "reading" "$TMPD/err" && pass "no progress line when stderr is not a terminal" ||
 	fail "no progress line when stderr is not a terminal" "$(head -c 200 "$TMPD/err")"
+# the same lines in any order give the same SVG (the renderer sorts them),
+# and a large file read by two threads gives what a pipe read by one gives
+awk 'BEGIN { srand(7); for (i = 0; i < 60000; i++) {
+	s = "t" int(rand() * 30); for (d = 0; d < 20 + int(rand() * 20); d++) s = s ";f" int(rand() * 400) "_" d;
+	printf "%s %d\n", s, 1 + int(rand() * 1000) } }' > "$TMPD/gen"
+sort "$TMPD/gen" > "$TMPD/sorted"
+"$OFFWAKE" render "$TMPD/gen" > "$TMPD/a.svg" 2>/dev/null
+"$OFFWAKE" render "$TMPD/sorted" > "$TMPD/b.svg" 2>/dev/null
+cmp -s "$TMPD/a.svg" "$TMPD/b.svg" && pass "line order does not change the SVG" ||
+	fail "line order does not change the SVG" "shuffled and sorted inputs differ"
+cat "$TMPD/gen" "$TMPD/gen" "$TMPD/sorted" "$TMPD/gen" "$TMPD/sorted" "$TMPD/gen" "$TMPD/sorted" \
+	"$TMPD/gen" "$TMPD/sorted" "$TMPD/gen" > "$TMPD/big2"
+size=$(stat -c %s "$TMPD/big2")
+"$OFFWAKE" render "$TMPD/big2" > "$TMPD/c.svg" 2>/dev/null
+"$OFFWAKE" render < "$TMPD/big2" > "$TMPD/d.svg" 2>/dev/null
+[ "$size" -gt $((16 << 20)) ] && cmp -s "$TMPD/c.svg" "$TMPD/d.svg" && grep -q '<g id="frames">' "$TMPD/c.svg" &&
+	pass "large file ($((size >> 20)) MB, two reader threads) equals the same from a pipe" ||
+	fail "large file equals the same from a pipe" "size $size or outputs differ"
+"$OFFWAKE" render --flamechart "$TMPD/big2" > "$TMPD/e.svg" 2>/dev/null
+"$OFFWAKE" render --flamechart < "$TMPD/big2" > "$TMPD/f.svg" 2>/dev/null
+cmp -s "$TMPD/e.svg" "$TMPD/f.svg" && pass "flame chart keeps the file's line order with two readers" ||
+	fail "flame chart keeps the file's line order with two readers" "outputs differ"

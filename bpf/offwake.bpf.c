@@ -59,6 +59,13 @@ enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 
 /* Which counts map the programs add to; flipped by user space. */
 volatile __u32 active;
+/*
+ * Set by user space once every program is attached: no block starts
+ * before, so none can miss its wakeup for want of the waking program
+ * (which is not held back: a wakeup may come just before the switch-out
+ * of the block it ends).
+ */
+volatile __u32 armed;
 
 /* Per-task bookkeeping between switch-out, wakeup and switch-in. */
 struct ow_task {
@@ -71,7 +78,7 @@ struct ow_task {
 	__u64 w_ustack;
 	__u32 w_pid;
 	__u32 w_tgid;
-	__u8 blocked;		/* went off CPU in a sleeping state */
+	__u8 blocked;		/* went off CPU to sleep (not preempted) */
 	__u8 seen;		/* OW_EV_SEEN events sent */
 	__u8 pad[6];
 	char w_comm[OW_COMM_LEN];
@@ -283,8 +290,9 @@ static __always_inline struct ow_task *task_info(struct task_struct *t,
 	return ti;
 }
 
-static __always_inline void switch_out(void *ctx, struct task_struct *prev,
-				       __u64 now, bool btf)
+static __always_inline void switch_out(void *ctx, bool preempt,
+				       struct task_struct *prev, __u64 now,
+				       bool btf)
 {
 	__u32 pid = BPF_CORE_READ(prev, pid);
 	struct ow_task *ti;
@@ -297,8 +305,9 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 		return;
 	state = task_state(prev);
 	ti->start_ns = now;
-	ti->blocked = state != 0;
-	if (!state)
+	/* A task preempted while it was going to sleep is still runnable. */
+	ti->blocked = !preempt && state != 0;
+	if (!ti->blocked)
 		ti->wake_ns = 0;	/* preempted: no wakeup will come */
 	ti->t_kstack = want_kstack ? get_stack(ctx, 0) : OW_NO_STACK;
 	if (want_ustack && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD))
@@ -402,12 +411,15 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 		ti->w_ustack = OW_NO_STACK;
 }
 
-static __always_inline void on_switch(void *ctx, struct task_struct *prev,
+static __always_inline void on_switch(void *ctx, bool preempt,
+				      struct task_struct *prev,
 				      struct task_struct *next, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	switch_out(ctx, prev, now, btf);
+	if (!armed)
+		return;
+	switch_out(ctx, preempt, prev, now, btf);
 	switch_in(next, now, btf);
 }
 
@@ -438,7 +450,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	on_switch(ctx, prev, next, true);
+	on_switch(ctx, preempt, prev, next, true);
 	return 0;
 }
 
@@ -446,7 +458,7 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	on_switch(ctx, prev, next, false);
+	on_switch(ctx, preempt, prev, next, false);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ enum ow_loss {
 	OW_LOSS_STACK_FAULT,		/* -EFAULT: stack not readable */
 	OW_LOSS_STACK_OTHER,		/* any other bpf_get_stack() error */
 	OW_LOSS_STACK_LOST,		/* ring buffer full: stack not sent */
-	OW_LOSS_START,			/* no per-task storage at switch-out */
+	OW_LOSS_START,			/* no per-task storage (switch or wakeup) */
 	OW_LOSS_WAKER,			/* blocked task came back with no waker */
 	OW_LOSS_COUNTS_FULL,		/* aggregation map full */
 	OW_LOSS_EVENTS,			/* ring buffer full: process event lost */

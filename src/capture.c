@@ -309,6 +309,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 		       strerror(-err), load_hint(-err));
 		return -1;
 	}
+	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
 	if (!c->rb) {
@@ -391,7 +392,7 @@ void capture_report_losses(const struct capture *c)
 		[OW_LOSS_STACK_FAULT] = "stacks not readable (-EFAULT): usually a task without a user stack (exiting, or kernel-only)",
 		[OW_LOSS_STACK_OTHER] = "stacks not taken for other reasons",
 		[OW_LOSS_STACK_LOST] = "stacks lost: ring buffer full (please report)",
-		[OW_LOSS_START] = "blocks missed: no task storage at switch-out (kernel memory)",
+		[OW_LOSS_START] = "events missed: no task storage (kernel memory, or busy on that CPU)",
 		[OW_LOSS_WAKER] = "blocks without their waker (the wakeup was not seen)",
 		[OW_LOSS_COUNTS_FULL] = "blocks dropped: counts map full between drains (a capture with very many distinct stacks; please report)",
 		[OW_LOSS_EVENTS] = "process events lost: ring buffer full (some exited processes may show [unknown] frames)",

@@ -31,6 +31,7 @@ if [ ! -x "$OFFWAKE" ]; then
 	exit 0
 fi
 
+cd "$TMPD" || exit 1	# --cp reads and writes palette.map in the current directory
 n=0
 # svg NAME FOLDED_FILE CHECKARGS... :: RENDERARGS...: render, then check.
 # A usage error (exit 255, message, no output) is accepted when

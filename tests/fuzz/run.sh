@@ -4,10 +4,11 @@
 # Usage: tests/fuzz/run.sh [SECONDS] [HARNESS...]
 #   SECONDS   run time of each harness (default 60); 0 = build only
 #   HARNESS   fuzz_render, fuzz_elf, fuzz_maps (default: all)
-# Environment: FUZZ_JOBS=N runs N workers per harness (default 1);
+# Environment: FUZZ_OUT=DIR builds and works in DIR instead of build/fuzz;
+#   FUZZ_JOBS=N runs N workers per harness (default 1);
 #   FUZZ_ARGS adds libFuzzer flags.  New corpus entries go to
-#   build/fuzz/corpus/HARNESS (the seeds in tests/fuzz/corpus/HARNESS are
-#   read, not written); crashes are written to build/fuzz/crash/HARNESS/ and
+#   $FUZZ_OUT/corpus/HARNESS (the seeds in tests/fuzz/corpus/HARNESS are
+#   read, not written); crashes are written to $FUZZ_OUT/crash/HARNESS/ and
 #   make the script exit 1 (copy them to tests/fuzz/regress/HARNESS/).
 # Exit status: 0 clean, 1 a harness crashed/leaked/timed out, 2 build failed,
 #   77 clang's fuzzer runtime is missing.
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/../.." || exit 2
 SECS=${1:-60}; shift 2>/dev/null
 HARNESSES=${*:-fuzz_render fuzz_elf fuzz_maps}
 CLANG=${CLANG:-clang}
-OUT=build/fuzz
+OUT=${FUZZ_OUT:-build/fuzz}
 mkdir -p "$OUT/gen" "$OUT/obj"
 
 # libFuzzer present?  (Debian: libclang-rt-14-dev; tests/deps.sh installs it)

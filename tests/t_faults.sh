@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_faults.sh - faults around the output and the capture that need no code
+# changes to provoke:
+#   - SIGPIPE/EPIPE on standard output: quiet, non-zero (render and capture);
+#   - a full device: a message and a non-zero status;
+#   - -o FILE into a missing directory, a non-directory or a full file system
+#     leaves neither FILE nor a temporary file, says which FILE, and fails
+#     before the capture rather than after it;
+#   - -p with a PID that does not exist: a precise message, non-zero;
+#   - -p with a process that exits during the capture: still an output;
+#   - SIGINT and SIGTERM during a capture with -o: a complete SVG, exit 0;
+#   - after every capture, none of the BPF programs it loaded stays loaded
+#     (their ids are read from /proc/PID/fdinfo while it runs, so other
+#     captures running on the machine do not disturb the check).
+# The capture checks need root and kernel BTF and SKIP otherwise.
+. "$(dirname "$0")/lib.sh"
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
+cd "$TMPD" || exit 1
+
+SVGCHECK=$TOP/build/tools/svgcheck
+if [ ! -x "$SVGCHECK" ] || [ "$TOP/tests/tools/svgcheck.c" -nt "$SVGCHECK" ] ||
+   [ "$TOP/tests/tools/svgcheck.h" -nt "$SVGCHECK" ]; then
+	SVGCHECK=$TMPD/svgcheck
+	# shellcheck disable=SC2046
+	cc -O1 -o "$SVGCHECK" "$TOP/tests/tools/svgcheck.c" \
+		$(pkg-config --cflags --libs libxml-2.0) 2> /dev/null || SVGCHECK=
+fi
+svg_ok() {	# svg_ok FILE: a complete, well-formed SVG
+	if [ -n "$SVGCHECK" ]; then "$SVGCHECK" -e "$1" 2> /dev/null
+	else tail -c 200 "$1" | grep -q '</svg>'; fi
+}
+
+# ---- render: SIGPIPE, EPIPE, ENOSPC (no privileges) ---------------------
+python3 -c 'import sys; sys.stdout.write("".join("main;f%d;g 1\n" % i for i in range(20000)))' \
+	> big.folded 2>/dev/null || for i in $(seq 20000); do echo "main;f$i;g 1"; done > big.folded
+"$OFFWAKE" render --minwidth=0 big.folded 2> pipe.err | head -c 10 > /dev/null
+st=${PIPESTATUS[0]}
+if [ "$st" -ne 0 ] && [ ! -s pipe.err ]; then
+	pass render_sigpipe_quiet
+else
+	fail render_sigpipe_quiet "status $st, stderr: $(head -c 200 pipe.err)"
+fi
+# with SIGPIPE ignored (as under some shells and supervisors): EPIPE
+(trap '' PIPE; "$OFFWAKE" render --minwidth=0 big.folded 2> epipe.err | head -c 10 > /dev/null
+ exit "${PIPESTATUS[0]}")
+st=$?
+if [ "$st" -ne 0 ] && [ ! -s epipe.err ]; then
+	pass render_epipe_quiet
+else
+	fail render_epipe_quiet "status $st, stderr: $(head -c 200 epipe.err)"
+fi
+if [ -w /dev/full ]; then
+	"$OFFWAKE" render big.folded > /dev/full 2> full.err; st=$?
+	if [ $st -ne 0 ] && grep -qi 'no space' full.err; then
+		pass render_enospc
+	else
+		fail render_enospc "status $st, stderr: $(head -c 200 full.err)"
+	fi
+else
+	skip render_enospc "no /dev/full"
+fi
+# a folded file that cannot be read (a directory): warned, others still read
+mkdir -p adir
+"$OFFWAKE" render adir big.folded > dir.svg 2> dir.err; st=$?
+if [ $st -ne 0 ] && [ -s dir.err ] || { [ $st -eq 0 ] && grep -q adir dir.err && svg_ok dir.svg; }; then
+	pass render_unreadable_input
+else
+	fail render_unreadable_input "status $st, stderr: $(head -c 200 dir.err)"
+fi
+
+# ---- capture ------------------------------------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+	skip faults_capture "needs root to load BPF programs"
+	exit 0
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ] || ! command -v bpftool > /dev/null; then
+	skip faults_capture "needs kernel BTF and bpftool"
+	exit 0
+fi
+
+# prog_ids PID: the ids of the BPF programs PID holds (one per line).
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
+# wait_loaded PID: until PID holds BPF programs (10 s); prints their ids.
+wait_loaded() {
+	local ids
+	for _ in $(seq 100); do
+		ids=$(prog_ids "$1")
+		[ -n "$ids" ] && { echo "$ids"; return 0; }
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# gone NAME IDS: none of IDS is loaded any more.
+gone() {
+	local left=() id
+	sleep 0.2	# the kernel frees programs shortly after the last fd closes
+	for id in $2; do
+		bpftool prog show id "$id" > /dev/null 2>&1 && left+=("$id")
+	done
+	if [ ${#left[@]} -eq 0 ]; then pass "$1"; else fail "$1" "BPF programs still loaded: ${left[*]}"; fi
+}
+
+# SIGINT / SIGTERM during a capture with -o: a complete SVG, exit 0
+for sig in INT TERM; do
+	rm -f sig.svg
+	"$OFFWAKE" -o sig.svg 30 2> sig.err & P=$!
+	if ids=$(wait_loaded $P); then
+		sleep 1
+		kill -s $sig $P
+		t0=$SECONDS
+		wait $P; st=$?
+		if [ $st -eq 0 ] && svg_ok sig.svg && [ $((SECONDS - t0)) -lt 20 ]; then
+			pass "capture_sig$sig"
+		else
+			fail "capture_sig$sig" "status $st after $((SECONDS - t0)) s, SVG ok: $(svg_ok sig.svg && echo yes || echo no); $(head -c 200 sig.err)"
+		fi
+		ls sig.svg.* > /dev/null 2>&1 && fail "capture_sig${sig}_tmpfile" "temporary file left: $(ls sig.svg.*)" ||
+			pass "capture_sig${sig}_tmpfile"
+		gone "capture_sig${sig}_detached" "$ids"
+	else
+		kill $P 2>/dev/null; wait $P
+		fail "capture_sig$sig" "no BPF program loaded within 10 s: $(head -c 300 sig.err)"
+	fi
+done
+
+# SIGPIPE on standard output: quiet, non-zero, programs gone
+"$OFFWAKE" -f 2 2> cpipe.err | (sleep 3; head -c 10 > /dev/null)
+st=${PIPESTATUS[0]}
+big=$(grep -c . cpipe.err)
+if [ "$st" -ne 0 ] && [ "$big" -eq 0 ]; then
+	pass capture_sigpipe_quiet
+else
+	# a 2 s capture may be small enough to fit the pipe: retry with SVG + wide
+	"$OFFWAKE" --minwidth=0 2 2> cpipe.err | (sleep 3; head -c 10 > /dev/null)
+	st=${PIPESTATUS[0]}
+	if [ "$st" -ne 0 ] && [ ! -s cpipe.err ]; then
+		pass capture_sigpipe_quiet
+	else
+		fail capture_sigpipe_quiet "status $st, stderr: $(head -c 300 cpipe.err)"
+	fi
+fi
+(trap '' PIPE; "$OFFWAKE" --minwidth=0 2 2> cepipe.err | (sleep 3; head -c 10 > /dev/null)
+ exit "${PIPESTATUS[0]}")
+st=$?
+if [ "$st" -ne 0 ] && [ ! -s cepipe.err ]; then
+	pass capture_epipe_quiet
+else
+	fail capture_epipe_quiet "status $st, stderr: $(head -c 300 cepipe.err)"
+fi
+
+# -o into places that cannot hold the file
+touch notadir
+for dest in missing/x.svg notadir/x.svg; do
+	name=capture_o_${dest%%/*}
+	t0=$SECONDS
+	"$OFFWAKE" -o "$dest" 3 > o.out 2> o.err; st=$?
+	el=$((SECONDS - t0))
+	leftover=$(ls -d "$dest"* "${dest%/*}"/x.svg* 2>/dev/null)
+	if [ $st -eq 0 ] || [ ! -s o.err ]; then
+		fail "$name" "status $st, stderr: $(head -c 200 o.err)"
+	elif [ -n "$leftover" ]; then
+		fail "$name" "left $leftover"
+	else
+		pass "$name"
+	fi
+	grep -q "$dest:" o.err && pass "${name}_names_file" ||
+		fail "${name}_names_file" "the message does not name $dest: $(head -c 200 o.err)"
+	# a bad -o should be refused before tracing, not after the capture
+	[ $el -lt 2 ] && pass "${name}_before_capture" ||
+		fail "${name}_before_capture" "the error came after the ${el} s capture (whole capture lost)"
+done
+# a full file system: no partial file
+mkdir -p small
+if mount -t tmpfs -o size=8k offwake-faults small 2> /dev/null; then
+	"$OFFWAKE" --minwidth=0 -o small/x.svg 2 > /dev/null 2> enospc.err; st=$?
+	left=$(ls small)
+	umount small
+	if [ $st -ne 0 ] && [ -z "$left" ] && grep -qi 'no space' enospc.err; then
+		pass capture_o_enospc
+	else
+		fail capture_o_enospc "status $st, left in the file system: '$left', stderr: $(head -c 200 enospc.err)"
+	fi
+else
+	skip capture_o_enospc "cannot mount a small tmpfs"
+fi
+
+# -p with a PID that does not exist
+nopid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+while kill -0 $nopid 2>/dev/null; do nopid=$((nopid - 1)); done
+"$OFFWAKE" -p $nopid 1 > nopid.out 2> nopid.err; st=$?
+if [ $st -ne 0 ] && grep -q "$nopid" nopid.err; then
+	pass capture_nonexistent_pid
+else
+	fail capture_nonexistent_pid "status $st; expected a message naming PID $nopid, got: $(head -c 200 nopid.err)"
+fi
+# -p with a process that exits during the capture: an output, exit 0 or 2
+sleep 1 & SP=$!
+"$OFFWAKE" -f -p $SP 3 > exit.out 2> exit.err; st=$?
+if { [ $st -eq 0 ] || [ $st -eq 2 ]; } && ! grep -qi 'error\|fail' exit.err; then
+	pass capture_pid_exits
+else
+	fail capture_pid_exits "status $st: $(head -c 200 exit.err)"
+fi
+wait $SP 2>/dev/null

@@ -10,6 +10,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
 MEM_KB=${LIMITS_MEM_KB:-3000000}	# 3 GB of address space
+ASAN=${SANITIZE:-0}
+nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init && ASAN=1
 
 SVGCHECK=$TOP/build/tools/svgcheck
 if [ ! -x "$SVGCHECK" ] || [ "$TOP/tests/tools/svgcheck.c" -nt "$SVGCHECK" ] ||
@@ -38,7 +40,7 @@ run() {
 	local out=$TMPD/$name.svg err=$TMPD/$name.err st t0 t1
 	t0=$(date +%s)
 	(
-		[ "${SANITIZE:-0}" = 1 ] || ulimit -v "$MEM_KB"
+		[ "$ASAN" = 1 ] || ulimit -v "$MEM_KB"
 		exec timeout 60 "$OFFWAKE" render "$@" "$in" > "$out" 2> "$err"
 	)
 	st=$?

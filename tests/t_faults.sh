@@ -205,3 +205,50 @@ else
 	fail capture_pid_exits "status $st: $(head -c 200 exit.err)"
 fi
 wait $SP 2>/dev/null
+
+# A traced binary whose .gnu_debuglink names a FIFO (any user can make one
+# next to their own program): symbolising it must not open the FIFO and
+# block forever; the capture must end and write its output.
+if command -v objcopy > /dev/null && command -v strip > /dev/null; then
+	mkdir -p fifo
+	# the blocking system call is made from the program itself (x86-64
+	# inline syscall), so the user IP is in this file and it gets symbolised
+	cat > fifo/w.c <<'C'
+#include <time.h>
+int main(void)
+{
+	struct timespec t = { 0, 20000000 };
+	for (int i = 0; i < 400; i++) {
+#if defined(__x86_64__)
+		long r;
+		__asm__ volatile("syscall" : "=a"(r) : "0"(35L), "D"(&t), "S"(0L) : "rcx", "r11", "memory");
+#else
+		nanosleep(&t, 0);
+#endif
+	}
+	return 0;
+}
+C
+	if cc -O1 -fno-omit-frame-pointer -o fifo/w fifo/w.c && strip --strip-all fifo/w && echo x > fifo/w.debug &&
+	   objcopy --add-gnu-debuglink=fifo/w.debug fifo/w fifo/waiter && rm fifo/w.debug &&
+	   mkfifo fifo/w.debug; then
+		chmod +x fifo/waiter
+		./fifo/waiter & W=$!
+		sleep 0.2
+		timeout 30 "$OFFWAKE" -f -p $W 2 > fifo.out 2> fifo.err; st=$?
+		kill $W 2>/dev/null; wait $W 2>/dev/null
+		if [ $st -eq 124 ]; then
+			fail capture_debuglink_fifo "hung (30 s) opening the FIFO named by .gnu_debuglink"
+		elif [ $st -eq 0 ] || [ $st -eq 2 ]; then
+			pass capture_debuglink_fifo
+		else
+			fail capture_debuglink_fifo "status $st: $(head -c 200 fifo.err)"
+		fi
+		# unblock a hung opener, if any, so nothing is left behind
+		( exec 3<> fifo/w.debug ) 2>/dev/null
+	else
+		skip capture_debuglink_fifo "cannot build the test binary"
+	fi
+else
+	skip capture_debuglink_fifo "needs objcopy and strip (binutils)"
+fi

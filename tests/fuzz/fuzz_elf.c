@@ -122,5 +122,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	usyms_free(u);
 	procmaps_free(pm);
+	unlink(path);
 	return 0;
 }

@@ -60,10 +60,10 @@ enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 /* Which counts map the programs add to; flipped by user space. */
 volatile __u32 active;
 /*
- * Set by user space once every program is attached: no block starts
- * before, so none can miss its wakeup for want of the waking program
- * (which is not held back: a wakeup may come just before the switch-out
- * of the block it ends).
+ * Set by user space once every program is attached, cleared before they
+ * are detached: no block starts or ends outside, so none can miss its
+ * wakeup for want of the waking program (which is not held back: a
+ * wakeup may come just before the switch-out of the block it ends).
  */
 volatile __u32 armed;
 

@@ -364,6 +364,9 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 		}
 	}
 	c->seconds = now_s() - start;
+	/* disarmed first: blocks ending while the waking program is being
+	 * detached would seem to have no waker */
+	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
 	offwake_bpf__detach(c->skel);
 	ring_buffer__consume(c->rb);
 	if (!err)

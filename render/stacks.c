@@ -171,9 +171,13 @@ static int arena_add(struct arena *a, const char *b, size_t len, uint64_t *off)
 		*off = a->n;
 		return 0;
 	}
-	while (a->n + len > a->cap)
+	while (a->n + len > a->cap) {
+		size_t old = a->cap;
 		if (vec_grow((void **)&a->v, &a->cap, 1))
 			return -1;
+		/* zeroed: pcre2's JIT reads names in whole blocks, past their end */
+		memset(a->v + old, 0, a->cap - old);
+	}
 	memcpy(a->v + a->n, b, len);
 	*off = a->n;
 	a->n += len;

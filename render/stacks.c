@@ -113,6 +113,8 @@ struct fg_stacks *fg_stacks_new(void)
 		fg_stacks_free(s);
 		return NULL;
 	}
+	memset(s->arena.v, 0, s->arena.cap);
+	memset(s->hotarena.v, 0, s->hotarena.cap);
 	s->hotmask = 1023;
 	s->hot = calloc(s->hotmask + 1, sizeof(*s->hot));
 	if (!s->hot || fg_idtab_init(&s->frametab, 1024)) {

@@ -42,7 +42,7 @@
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
 
 /* References that name no stored stack. */
-static const struct symstack no_frames;
+const struct symstack fold_no_frames;
 static const struct symstack missed_kernel = {
 	.n = 1, .f = { { "[Missed Kernel Stack]", 21 } },
 };
@@ -237,7 +237,7 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 	uint64_t sub;
 
 	if (ref == OW_NO_STACK || ref == EFAULT)
-		return &no_frames;
+		return &fold_no_frames;
 	if (!(ref & OW_STACK_HASH))
 		return missed;		/* an errno: not taken or not sent */
 	sub = user ? (uint64_t)tgid << 32 | procmaps_gen(f->pm, tgid) : waker;

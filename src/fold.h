@@ -30,6 +30,9 @@ struct symstack {
 	struct symframe f[];
 };
 
+/* The stack of no frames (no stack taken, or none to show). */
+extern const struct symstack fold_no_frames;
+
 struct folder {
 	struct procmaps *pm;
 	const struct stacks *st;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * output.c - the three outputs of a capture, from the summed keys:
+ * output.c - the three outputs of a capture, from the summed keys, whose
+ * stacks the capture symbolised already (fold.c):
  *
  * -f: offwaketime -f's folded lines, smallest count first:
  *   target;target user frames (root first);"-" with -d, else an empty
@@ -70,14 +71,12 @@ struct parts {
 static void entry_parts(struct folder *fo, const struct agg_entry *e,
 			struct parts *p)
 {
-	static const struct symstack none;
-
 	p->target = fold_comm(fo, e->key.target);
 	p->waker = fold_comm(fo, e->key.waker);
 	memcpy(p->stk, e->stk, sizeof(p->stk));
 	p->wctx = e->stk[KS_W_KERNEL]->ctx;
 	if (p->wctx)		/* the interrupted task did not wake it */
-		p->stk[KS_W_USER] = &none;
+		p->stk[KS_W_USER] = &fold_no_frames;
 }
 
 static void add_name(const char **fr, size_t *lens, size_t *n,

@@ -73,7 +73,8 @@ offwake-svg: $(SRC_OBJ) $(OUT)/librender.a
 
 # Build dependencies (Debian package names); installed when missing.
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
-	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils
+	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
+	libclang-rt-14-dev
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -85,13 +86,22 @@ check: deps
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 .PHONY: test-bin
-test-bin: $(TEST_BIN)
+test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck
+
+# libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
+$(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h
+	@mkdir -p $(OUT)/tools
+	$(CC) -O2 -g -Wall -Wextra $< -o $@ $(shell pkg-config --cflags --libs libxml-2.0)
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/librender.a
 	@mkdir -p $(OUT)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(OUT)/librender.a $(LDLIBS_RENDER) $(shell pkg-config --cflags --libs libxml-2.0 2>/dev/null)
 
 test: all test-bin
 	bash tests/run.sh
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 golden: offwake-svg
 	bash tests/golden.sh --update

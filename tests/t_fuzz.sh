@@ -34,7 +34,7 @@ for h in $HARNESSES; do
 		[ -f "$f" ] || continue
 		name="fuzz_regress_${h#fuzz_}_$(basename "$f")"
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-		FUZZ_SKIP_KNOWN=0 timeout 120 "$FUZZ_OUT/$h" -rss_limit_mb=3072 "$f" \
+		timeout 120 "$FUZZ_OUT/$h" -rss_limit_mb=3072 "$f" \
 			> "$TMPD/replay.log" 2>&1; st=$?
 		if [ $st -eq 0 ]; then
 			pass "$name"

@@ -42,41 +42,9 @@ static const char *const minwidths[] = { "0.1", "0", "5%", "100%", "1e308",
 static const char *const fontsizes[] = { "12", "0.5", "1e3", "12.0", "0" };
 
 static char palpath[64];
-static int skip_known;
-
-/*
- * With FUZZ_SKIP_KNOWN=1 (tests/fuzz/run.sh sets it) the option text is
- * made valid UTF-8 first, and the palette.map text loses its markup
- * characters, control characters and non-ASCII bytes: invalid UTF-8 and
- * U+FFFE/U+FFFF in option strings and raw palette.map values are reported
- * bugs (tests/fuzz/regress/fuzz_render/bad-utf8-option,
- * nametype-uffff-in-cdata, palette-map-injection)
- * that would otherwise end every campaign in seconds.
- */
-static void utf8_sanitize(unsigned char *p)
-{
-	while (*p) {
-		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
-			   (*p & 0xf8) == 0xf0 ? 4 : 0;
-		size_t i = 1;
-		while (n && i < n && (p[i] & 0xc0) == 0x80)
-			i++;
-		if (!n || i < n || (n == 2 && *p < 0xc2) ||
-		    (n == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0))) ||
-		    (n == 4 && ((*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90) || *p > 0xf4))) {
-			*p++ = '?';
-			continue;
-		}
-		if (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
-			p[2] = 0xbd;	/* U+FFFE/U+FFFF in --nametype: reported */
-		p += n;
-	}
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	snprintf(palpath, sizeof(palpath), "/tmp/fuzz_render_pal.%d", (int)getpid());
-	skip_known = getenv("FUZZ_SKIP_KNOWN") && atoi(getenv("FUZZ_SKIP_KNOWN"));
 	return 0;
 }
 
@@ -109,8 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t l = nl ? (size_t)(nl - text) : (size_t)(end - text);
 		firstline = strndup(text, l);
 		text += nl ? l + 1 : l;
-		if (firstline && skip_known)
-			utf8_sanitize((unsigned char *)firstline);
 	}
 	if (flags & 0x80) {
 		argv[argc++] = "render";
@@ -160,10 +126,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (m) {
 			*m = 0;
 			pal = m + 9;
-			if (skip_known)	/* reported: palette.map values are not escaped */
-				for (char *q = pal; q < end; q++)
-					if (*q == '"' || *q == '<' || *q == '&' || *q == '>' || (*q > 0 && *q < 0x20 && *q != '\n') || (unsigned char)*q >= 0x80)
-						*q = '?';
 			FILE *pf = fopen(palpath, "w");
 			if (pf) {
 				fwrite(pal, 1, end - pal, pf);

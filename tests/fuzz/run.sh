@@ -64,7 +64,6 @@ fi
 [ "$SECS" = 0 ] && exit 0
 
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/fuzz/ubsan-known.supp}
-export FUZZ_SKIP_KNOWN=${FUZZ_SKIP_KNOWN:-1}	# see fuzz_render.c
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 st=0
 jobs=

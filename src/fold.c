@@ -12,6 +12,7 @@
  * differ below), user stacks once per process and generation of its maps
  * (procmaps_gen(): the same addresses mean other functions after an exec),
  * and so is each user address (most frames recur in many stacks).
+ * Symbolised stacks are interned: one copy of each distinct frame list.
  * The capture resolves the keys it drains every half second, so frames
  * are named while their processes are alive and the output at the end
  * only assembles lines.
@@ -89,8 +90,15 @@ int folder_init(struct folder *f, struct procmaps *pm,
 
 void folder_free(struct folder *f)
 {
-	for (size_t i = 0; i < f->cache.size; i++)
-		free(f->cache.tab[i].val);
+	for (size_t i = 0; i < f->interned.size; i++) {
+		struct symstack *s = f->interned.tab[i].val, *next;
+
+		for (; s; s = next) {
+			next = s->next;
+			free(s);
+		}
+	}
+	htab_free(&f->interned);
 	htab_free(&f->cache);
 	htab_free(&f->names);
 	for (size_t i = 0; i < f->npool; i++)
@@ -160,7 +168,52 @@ static struct symstack *new_symstack(size_t n)
 
 	if (s) {
 		s->ctx = NULL;
+		s->next = NULL;
 		s->n = 0;
+	}
+	return s;
+}
+
+/* Hash of what a symbolised stack shows (its name pointers). */
+static uint64_t content_hash(const struct symstack *s)
+{
+	uint64_t h = (uintptr_t)s->ctx ^ s->n;
+
+	for (uint32_t i = 0; i < s->n; i++)
+		h = (h ^ (uintptr_t)s->f[i].name) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 31;
+}
+
+static bool same_content(const struct symstack *a, const struct symstack *b)
+{
+	if (a->n != b->n || a->ctx != b->ctx)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->f[i].name != b->f[i].name)
+			return false;
+	return true;
+}
+
+/*
+ * The one copy of what s shows (s itself when new, else s is freed), or
+ * NULL when out of memory: equal symbolised stacks of different raw
+ * stacks or processes share a pointer, which the SVG output merges by.
+ */
+static struct symstack *intern(struct folder *f, struct symstack *s)
+{
+	uint64_t h = content_hash(s);
+	struct symstack *head = htab_get(&f->interned, h, 0);
+
+	for (struct symstack *o = head; o; o = o->next) {
+		if (same_content(o, s)) {
+			free(s);
+			return o;
+		}
+	}
+	s->next = head;
+	if (htab_put(&f->interned, h, 0, s) < 0) {
+		free(s);
+		return NULL;
 	}
 	return s;
 }
@@ -252,10 +305,8 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 		return missed;
 	}
 	s = user ? user_stack(f, r, tgid, sub) : kernel_stack(f, r, waker);
-	if (!s || htab_put(&f->cache, ref, sub, s) < 0) {
-		free(s);
+	if (!s || !(s = intern(f, s)) || htab_put(&f->cache, ref, sub, s) < 0)
 		return missed;
-	}
 	return s;
 }
 

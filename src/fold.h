@@ -22,10 +22,11 @@ struct symframe {
 	size_t len;
 };
 
-/* A symbolised stack, leaf first. */
+/* A symbolised stack, leaf first (interned: equal ones are one). */
 struct symstack {
 	const char *ctx;	/* waker kernel stacks: "[hardirq]",
 				 * "[softirq]", "[nmi]" or NULL */
+	struct symstack *next;	/* another with the same content hash */
 	uint32_t n;
 	struct symframe f[];
 };
@@ -38,6 +39,8 @@ struct folder {
 	const struct stacks *st;
 	struct ksyms *ks;
 	struct usyms *us;
+	struct htab interned;	/* (content hash, 0) -> struct symstack
+				 * chain: owns every symbolised stack */
 	struct htab cache;	/* (reference, tgid << 32 | variant) ->
 				 * struct symstack */
 	struct htab names;	/* (address, tgid << 32 | generation) ->

@@ -11,7 +11,9 @@
  * --text: offwaketime's multi-line format (waker stack root first, "--",
  *   target stack leaf first, then the count).
  * SVG (default): the same frames go straight into the renderer's stack
- *   set (fg_stacks_add, no text round trip) and fg_render() draws them.
+ *   set (fg_stacks_add, no text round trip), one line per distinct line
+ *   (keys differing only in pids summed first), and fg_render() draws
+ *   them.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
@@ -188,6 +190,37 @@ static void text_header(FILE *out, const struct capture_opts *o)
 	fputc('\n', out);
 }
 
+/*
+ * The graph shows no pids: entries that differ only in pids, or in stacks
+ * that symbolise alike (interned, so equal pointers), make one line.  Sum
+ * them into lines, keyed by the comms and the symbolised stacks' pointers
+ * in the stack fields (pids zero), so the renderer gets each line once.
+ */
+static int merge_lines(struct capture *c, struct agg *lines)
+{
+	if (agg_init(lines))
+		return -1;
+	for (size_t i = 0; i < c->agg.n; i++) {
+		const struct agg_entry *e = &c->agg.ent[i];
+		struct ow_key k = { 0 };
+		struct agg_entry *m;
+		struct parts p;
+
+		entry_parts(&c->fo, e, &p);
+		memcpy(k.target, e->key.target, OW_COMM_LEN);
+		memcpy(k.waker, e->key.waker, OW_COMM_LEN);
+		k.t_ustack = (uintptr_t)p.stk[KS_T_USER];
+		k.t_kstack = (uintptr_t)p.stk[KS_T_KERNEL];
+		k.w_kstack = (uintptr_t)p.stk[KS_W_KERNEL];
+		k.w_ustack = (uintptr_t)p.stk[KS_W_USER];
+		m = agg_add(lines, &k, e->ns);
+		if (!m)
+			return -1;
+		memcpy(m->stk, p.stk, sizeof(m->stk));
+	}
+	return 0;
+}
+
 static int render_svg(struct capture *c, const struct capture_opts *o,
 		      FILE *out)
 {
@@ -196,11 +229,14 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 	struct fg_options fg = o->fg;
 	struct fg_stacks *s = fg_stacks_new();
 	char subtitle[512], what[256];
+	struct agg lines = { 0 };
 	struct utsname u;
 	int r;
 
-	if (!s) {
+	if (!s || merge_lines(c, &lines)) {
 		ow_err("rendering: %s", strerror(ENOMEM));
+		fg_stacks_free(s);
+		agg_free(&lines);
 		return OW_EXIT_FAIL;
 	}
 	if (!o->subtitle_set) {
@@ -211,8 +247,8 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 			 c->seconds, u.release);
 		fg.subtitle = subtitle;
 	}
-	for (size_t i = 0; i < c->agg.n; i++) {
-		const struct agg_entry *e = &c->agg.ent[i];
+	for (size_t i = 0; i < lines.n; i++) {
+		const struct agg_entry *e = &lines.ent[i];
 		struct parts p;
 		size_t nf;
 
@@ -221,9 +257,11 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
 			ow_err("rendering: %s", strerror(errno));
 			fg_stacks_free(s);
+			agg_free(&lines);
 			return OW_EXIT_FAIL;
 		}
 	}
+	agg_free(&lines);
 	r = fg_render(&fg, s, out);
 	fg_stacks_free(s);
 	if (r < 0) {

@@ -57,6 +57,14 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];
 } __attribute__((preserve_access_index));
 
+/* arch/x86/include/asm/ptrace.h (x86-64 names) */
+struct pt_regs {
+	unsigned long bp;
+	unsigned long ip;
+	unsigned long cs;
+	unsigned long sp;
+} __attribute__((preserve_access_index));
+
 /* Kernels before 5.14 call the state field "state". */
 struct task_struct___pre514 {
 	long state;

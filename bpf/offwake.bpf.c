@@ -21,13 +21,17 @@
  * every failure is counted per cause in the losses map.
  *
  * Stacks: bpf_get_stack() writes into a per-CPU buffer; a 64-bit hash of
- * the valid frames (63 bits used) is the stack's reference.  The first time a hash is seen
- * (the "seen" LRU map does not hold it), the frames go to user space
- * through the ring buffer, which keeps every stack for the whole capture;
- * only then is the hash remembered.  So a key always refers to a stack
- * user space received (or to an errno when it could not be sent), equal
- * stacks are sent once, and an eviction from "seen" only means the stack
- * is sent again.  Unlike a stack-trace map, nothing collides or fills up.
+ * the valid frames (63 bits used) is the stack's reference.  When the
+ * hash is not in its slot of "seen" (a direct-mapped cache: an array
+ * indexed by the hash's low bits, each slot holding a whole hash), the
+ * frames go to user space through the ring buffer, which keeps every
+ * stack for the whole capture, and only then is the hash stored in the
+ * slot.  So a key always refers to a stack user space received (or to an
+ * errno when it could not be sent), equal stacks are sent once, and a
+ * slot taken over by another hash only means a stack is sent again.
+ * Unlike a stack-trace map, nothing collides or fills up.  (Slots are
+ * written with single 8-byte stores, so CPUs racing on one leave one of
+ * their hashes there, each sent.)
  * User space drains counts0/counts1 alternately (the "active" index).
  *
  * Each program exists twice: tp_btf (task storage, direct BTF pointers)
@@ -55,6 +59,7 @@ const volatile bool state_filter = false;
 const volatile __u32 state_mask = 0;		/* 0: running tasks only */
 const volatile bool want_kstack = true;
 const volatile bool want_ustack = true;
+const volatile __u32 seen_mask = 131072 - 1;	/* slots - 1, a power of 2 */
 
 enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 
@@ -108,12 +113,12 @@ struct {
 	__type(value, __u8);
 } threads SEC(".maps");
 
-/* Hashes of the stacks sent to user space (--stack-storage-size). */
+/* Hashes of stacks sent to user space (--stack-storage-size slots). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 131072);
-	__type(key, __u64);
-	__type(value, __u8);
+	__type(key, __u32);
+	__type(value, __u64);
 } seen SEC(".maps");
 
 /* Where bpf_get_stack() writes: one stack record per CPU. */
@@ -250,10 +255,9 @@ static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 {
 	struct ow_stack *st;
-	__u32 zero = 0, nr;
-	__u8 one = 1;
+	__u32 zero = 0, nr, slot;
 	long len;
-	__u64 h;
+	__u64 h, *sent;
 
 	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
@@ -271,7 +275,11 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
 		h = hash_step(h, st->ips[i]);
 	h = hash_end(h) | OW_STACK_HASH;
-	if (bpf_map_lookup_elem(&seen, &h))
+	slot = h & seen_mask;
+	sent = bpf_map_lookup_elem(&seen, &slot);
+	if (!sent)
+		return ENOSPC;
+	if (*sent == h)
 		return h;
 	st->type = OW_EV_STACK;
 	st->nr = nr;
@@ -283,7 +291,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		count_loss(OW_LOSS_STACK_LOST);
 		return ENOSPC;
 	}
-	bpf_map_update_elem(&seen, &h, &one, BPF_ANY);
+	*sent = h;
 	return h;
 }
 

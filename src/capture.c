@@ -91,8 +91,11 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		[OW_THREADS_TID] = 2, [OW_THREADS_USER] = 3,
 		[OW_THREADS_KERNEL] = 4,
 	};
+	uint32_t slots = 1;
 	struct bpf_program *p;
 
+	while (slots < o->stack_storage_size)	/* a power of 2 */
+		slots *= 2;
 	s->rodata->min_ns = us_to_ns(o->min_block_us);
 	/* offwaketime keeps blocks whose whole microseconds are <= max. */
 	s->rodata->max_ns = o->max_block_us >= UINT64_MAX / 1000 - 1 ?
@@ -102,7 +105,8 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 	s->rodata->state_mask = o->state;
 	s->rodata->want_kstack = !o->user_stacks_only;
 	s->rodata->want_ustack = !o->kernel_stacks_only;
-	bpf_map__set_max_entries(s->maps.seen, o->stack_storage_size);
+	bpf_map__set_max_entries(s->maps.seen, slots);
+	s->rodata->seen_mask = slots - 1;
 	bpf_map__set_max_entries(s->maps.threads, o->nids ? o->nids : 1);
 	if (raw)
 		bpf_map__set_autocreate(s->maps.tstore, false);

@@ -8,11 +8,8 @@
 #include "utf8.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct tok {
 	uint64_t off;		/* bytes in the arena */
@@ -625,199 +622,81 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *
 	return ret;
 }
 
-/* Where lines come from: a stream, or a byte range of a file (pread). */
-struct source {
-	FILE *f;
-	int fd;
-	off_t pos, end;
-	int err;
-};
-
-static size_t source_get(struct source *r, char *buf, size_t n)
+int fg_stacks_add_block(struct fg_stacks *s, const char *buf, size_t len)
 {
-	if (r->f) {
-		size_t got = fread(buf, 1, n, r->f);
-		if (!got && ferror(r->f))
-			r->err = 1;
-		return got;
-	}
-	if (r->pos >= r->end)
-		return 0;
-	if ((off_t)n > r->end - r->pos)
-		n = r->end - r->pos;
-	ssize_t got = pread(r->fd, buf, n, r->pos);
-	if (got <= 0) {
-		r->err = 1;
-		return 0;
-	}
-	r->pos += got;
-	return (size_t)got;
-}
+	const char *end = buf + len;
+	int ret = 0;
 
-static int read_lines(struct fg_stacks *s, struct source *r)
-{
-	size_t cap = 1 << 20, have = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -1;
-	s->borrow = 1;
-	for (;;) {
-		if (have == cap) {	/* a line longer than the buffer */
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -1;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t got = source_get(r, buf + have, cap - have);
-		have += got;
-		size_t start = 0;
-		char *nl;
-		while ((nl = memchr(buf + start, '\n', have - start))) {
-			if (fg_stacks_add_line(s, buf + start, nl - (buf + start)) < 0) {
-				s->borrow = 0;
-				free(buf);
-				return -1;
-			}
-			start = nl - buf + 1;
-		}
-		if (keep_prev(s)) {	/* the buffer is about to change */
-			s->borrow = 0;
-			free(buf);
-			return -1;
-		}
-		memmove(buf, buf + start, have - start);
-		have -= start;
-		if (got == 0)
-			break;
+	s->borrow = 1;	/* the block stays put until we return */
+	while (buf < end && !ret) {
+		const char *nl = memchr(buf, '\n', end - buf);
+		size_t l = nl ? (size_t)(nl - buf) : (size_t)(end - buf);
+		if (fg_stacks_add_line(s, buf, l) < 0)
+			ret = -1;
+		buf += l + 1;
 	}
-	int err = r->err;
-	if (!err && have && fg_stacks_add_line(s, buf, have) < 0)
-		err = 1;
 	if (keep_prev(s))
-		err = 1;
+		ret = -1;
 	s->borrow = 0;
-	free(buf);
-	return err ? -1 : 0;
+	return ret;
 }
 
-/* Append the lines of src to dst, interning src's tokens in dst. */
-static int merge_stacks(struct fg_stacks *dst, const struct fg_stacks *src)
+struct fg_stacks *fg_stacks_new_like(const struct fg_stacks *s)
+{
+	struct fg_stacks *n = fg_stacks_new();
+
+	if (n)
+		n->reverse = s->reverse;
+	return n;
+}
+
+int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
+			   const struct fg_block *blocks, size_t nblocks)
 {
 	uint32_t *map = malloc((src->toks.n + 1) * sizeof(*map));
+	struct line *order = malloc((dst->lines.n + src->lines.n + 1) * sizeof(*order));
+	size_t n = 0;
+	int ret = -1;
 
-	if (!map)
-		return -1;
-	for (size_t i = 0; i < src->toks.n; i++) {
+	if (!map || !order)
+		goto out;
+	for (size_t i = 0; i < src->toks.n; i++) {	/* src's tokens in dst */
 		const struct tok *k = &src->toks.v[i];
 		const struct fg_leafinfo *li = k->leaf == FG_NONE ? NULL : &src->leaves.v[k->leaf];
 		const char *b = tok_bytes(src, k);
 		map[i] = tok_intern(dst, b, k->len, src->frames.v[k->frame].len, li,
 				    li ? 0 : fg_h32(fg_hash_bytes(b, k->len)));
-		if (map[i] == FG_NONE) {
-			free(map);
-			return -1;
+		if (map[i] == FG_NONE)
+			goto out;
+	}
+	uint64_t base = dst->seq.n;
+	for (size_t i = 0; i < src->seq.n; i++)
+		if (VEC_PUSH(dst->seq, map[src->seq.v[i]]))
+			goto out;
+	/* the lines, block after block, as the input had them */
+	for (size_t b = 0; b < nblocks; b++) {
+		const struct fg_block *k = &blocks[b];
+		for (size_t i = k->first; i < k->first + k->count; i++) {
+			struct line l = k->owner ? src->lines.v[i] : dst->lines.v[i];
+			if (k->owner)
+				l.off += base;
+			order[n++] = l;
 		}
 	}
-	for (size_t i = 0; i < src->lines.n; i++) {
-		struct line l = { dst->seq.n, src->lines.v[i].n };
-		for (size_t j = 0; j < l.n; j++)
-			if (VEC_PUSH(dst->seq, map[src->seq.v[src->lines.v[i].off + j]])) {
-				free(map);
-				return -1;
-			}
-		if (VEC_PUSH(dst->lines, l)) {
-			free(map);
-			return -1;
-		}
-	}
+	free(dst->lines.v);
+	dst->lines.v = order;
+	dst->lines.n = dst->lines.cap = n;
+	order = NULL;
 	dst->nignored += src->nignored;
 	dst->isum += src->isum;
 	dst->inexact |= src->inexact;
 	dst->prev_len = 0;	/* the next line shares nothing known */
 	dst->prev_end.n = 0;
+	ret = 0;
+out:
 	free(map);
-	return 0;
-}
-
-struct half {
-	struct fg_stacks *s;
-	struct source r;
-	int ret;
-};
-
-static void *read_half(void *arg)
-{
-	struct half *h = arg;
-
-	h->ret = read_lines(h->s, &h->r);
-	return NULL;
-}
-
-/*
- * A large regular file is read by two threads, each parsing one half (split
- * at a line end) into a stack set of its own; the second is then appended
- * to the first, so the line order is the file's.
- */
-#define PARALLEL_MIN (16 << 20)
-
-static int read_parallel(struct fg_stacks *s, FILE *f, off_t start, off_t size)
-{
-	int fd = fileno(f);
-	off_t mid = start + (size - start) / 2;
-	char probe[4096];
-
-	/* the second half starts after the first newline at or after mid */
-	for (;;) {
-		ssize_t got = pread(fd, probe, sizeof(probe), mid);
-		if (got <= 0)
-			return 1;	/* no line end: not worth splitting */
-		char *nl = memchr(probe, '\n', got);
-		if (nl) {
-			mid += nl - probe + 1;
-			break;
-		}
-		mid += got;
-	}
-	struct half h = { fg_stacks_new(), { NULL, fd, mid, size, 0 }, 0 };
-	pthread_t th;
-	if (!h.s)
-		return -1;
-	h.s->reverse = s->reverse;
-	if (pthread_create(&th, NULL, read_half, &h)) {
-		fg_stacks_free(h.s);
-		return 1;
-	}
-	struct source mine = { NULL, fd, start, mid, 0 };
-	int ret = read_lines(s, &mine);
-	pthread_join(th, NULL);
-	if (!ret && !h.ret)
-		ret = merge_stacks(s, h.s);
-	else
-		ret = -1;
-	fg_stacks_free(h.s);
-	if (!ret && fseeko(f, size, SEEK_SET))
-		ret = -1;
+	free(order);
 	return ret;
-}
-
-int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
-{
-	struct stat st;
-	off_t pos;
-
-	(void)name;
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && (pos = ftello(f)) >= 0 &&
-	    st.st_size - pos >= PARALLEL_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
-		int ret = read_parallel(s, f, pos, st.st_size);
-		if (ret <= 0)
-			return ret;
-	}
-	struct source r = { f, -1, 0, 0, 0 };
-	return read_lines(s, &r);
 }
 
 /* ---- walks ---------------------------------------------------------- */

@@ -60,6 +60,22 @@ uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len
 
 struct pnum fg_count_pnum(struct fg_count c);
 
+/* Parse the lines of a block of text (the last one may lack its newline). */
+int fg_stacks_add_block(struct fg_stacks *s, const char *buf, size_t len);
+/* An empty stack set with the same settings (--reverse). */
+struct fg_stacks *fg_stacks_new_like(const struct fg_stacks *s);
+
+/* Lines first..first+count-1 of one of two stack sets (owner 0: the
+ * destination, 1: the other), one block of the input. */
+struct fg_block {
+	size_t first, count;
+	int owner;
+};
+
+/* Append src to dst, the lines ordered as the blocks list them. */
+int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
+			   const struct fg_block *blocks, size_t nblocks);
+
 /* The total of the widths when it is known without a walk (every count an
  * integer, no overflow): returns 1 and sets *total, else 0. */
 int fg_stacks_exact_total(const struct fg_stacks *s, struct pnum *total);

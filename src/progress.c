@@ -35,6 +35,8 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
+		if (p->delay <= 0 && !p->shown)
+			goto show;	/* at once when asked to (tests) */
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 100 * 1000 * 1000;
@@ -43,6 +45,7 @@ static void *run(void *arg)
 			until.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&p->wake, &p->lock, &until);
+show:;
 		double t = since(&p->start);
 		if (!p->stop && t >= p->delay) {
 			fprintf(stderr, "\r\033[Koffwake-svg: %s... %.1f s", p->phase, t);

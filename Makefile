@@ -108,6 +108,7 @@ golden: offwake-svg
 
 bench: offwake-svg
 	bash tests/bench/bench.sh
+	bash tests/bench/capture_bench.sh
 
 # The README's first command: render the bundled tar | gzip capture.
 example: deps

@@ -129,9 +129,15 @@ struct {
 	__type(value, struct ow_stack);
 } scratch SEC(".maps");
 
+/*
+ * Blocked time per key, one period's worth (user space drains them).
+ * Allocated as used (the kernel's BPF allocator, safe here): room for a
+ * burst of new keys costs no memory until it comes.
+ */
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 262144);
 	__type(key, struct ow_key);
 	__type(value, __u64);
 };

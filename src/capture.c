@@ -11,9 +11,9 @@
  * stopped being active one period ago (programs that read the old index
  * finished long since), sums it into a user-space hash table, then makes
  * it the active one.  So the kernel maps only hold one period's distinct
- * keys, and a capture can run for as long as wanted.  When a period
- * filled an eighth of a map, the next one is DRAIN_FAST_MS.  At the end
- * the programs are detached and both maps are drained.
+ * keys, and a capture can run for as long as wanted.  The first period,
+ * and each after one that filled an eighth of a map, is DRAIN_FAST_MS.
+ * At the end the programs are detached and both maps are drained.
  *
  * Stacks arrive through the ring buffer the first time the kernel side
  * sees them and are kept for the whole run (stacks.c), so a key drained
@@ -349,7 +349,7 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 		return -1;
 	start = now_s();
 	end = o->duration ? start + o->duration : 0;
-	next_drain = start + DRAIN_MS / 1000.0;
+	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
 	while (!stop && !err) {
 		double t = now_s(), wait = POLL_MS / 1000.0;
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK (4u << 20)
+#define BLOCK (1u << 20)
 #define NSLOTS 4
 
 enum { FREE, FULL, TAKEN };

@@ -11,7 +11,8 @@ MANDIR   := $(PREFIX)/share/man
 CC       ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
-OUT      := build
+OUT      ?= build
+BIN      ?= offwake-svg
 VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
@@ -36,7 +37,7 @@ ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 .PHONY: all check deps test golden bench fuzz install uninstall clean example
 
-all: offwake-svg
+all: $(BIN)
 
 $(OUT)/render $(OUT)/src $(OUT)/bpf:
 	mkdir -p $@
@@ -68,7 +69,7 @@ $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 $(OUT)/src/%.o: src/%.c src/*.h render/fg.h $(BPF_SKEL) | $(OUT)/src
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
 
-offwake-svg: $(SRC_OBJ) $(OUT)/librender.a
+$(BIN): $(SRC_OBJ) $(OUT)/librender.a
 	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS)
 
 # Build dependencies (Debian package names); installed when missing.
@@ -78,10 +79,10 @@ DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 deps:
 	@sh tests/deps.sh $(DEPS)
 
+# Every test, then every test again built with ASan+UBSan (build/san).
 check: deps
-	$(MAKE) all
-	$(MAKE) -C . test-bin
-	bash tests/run.sh
+	$(MAKE) all test-bin
+	bash tests/check.sh
 
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
@@ -118,7 +119,7 @@ example: deps
 		examples/offwake-tar-gzip.folded > examples/offwake-tar-gzip.svg
 	@echo "wrote examples/offwake-tar-gzip.svg"
 
-install: offwake-svg
+install: $(BIN)
 	install -D -m 0755 offwake-svg $(DESTDIR)$(BINDIR)/offwake-svg
 	install -D -m 0644 src/offwake-svg.8 $(DESTDIR)$(MANDIR)/man8/offwake-svg.8
 	install -D -m 0644 src/offwake-svg.bash \

@@ -51,6 +51,7 @@ struct fg_palette {
 	char bg_names[8][16], bg_stop1[8][32], bg_stop2[8][32];
 	int nbg;
 	pcre2_match_data *md;
+	unsigned short rng[3];	/* --random's generator, seeded at load */
 };
 
 static const char *data_file(const char *name)
@@ -209,6 +210,11 @@ struct fg_palette *fg_palette_load(const char *name, char *err, size_t errlen)
 		if (data && load_rules(p, file, data, err, errlen))
 			goto fail;
 	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->rng[0] = (unsigned short)ts.tv_nsec;
+	p->rng[1] = (unsigned short)(ts.tv_nsec >> 16);
+	p->rng[2] = (unsigned short)ts.tv_sec;
 	p->md = pcre2_match_data_create(4, NULL);
 	if (!p->md) {
 		snprintf(err, errlen, "out of memory");
@@ -284,20 +290,9 @@ static double namehash_reversed(const char *s, size_t len)
 	return v;
 }
 
-static double random_value(void)
+static double random_value(struct fg_palette *p)
 {
-	static int seeded;
-	static unsigned short xs[3];
-
-	if (!seeded) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		xs[0] = (unsigned short)ts.tv_nsec;
-		xs[1] = (unsigned short)(ts.tv_nsec >> 16);
-		xs[2] = (unsigned short)ts.tv_sec;
-		seeded = 1;
-	}
-	return erand48(xs);
+	return erand48(p->rng);
 }
 
 static int classify(const struct fg_palette *p, const char *name, size_t len)
@@ -311,7 +306,7 @@ static int classify(const struct fg_palette *p, const char *name, size_t len)
 	return -1;
 }
 
-int fg_palette_color(const struct fg_palette *p, enum fg_vmode mode, const char *name,
+int fg_palette_color(struct fg_palette *p, enum fg_vmode mode, const char *name,
 		     size_t len, char *out, size_t outlen)
 {
 	double v[4];
@@ -323,9 +318,9 @@ int fg_palette_color(const struct fg_palette *p, enum fg_vmode mode, const char 
 		v[1] = namehash(name, len);
 		v[2] = v[3] = namehash_reversed(name, len);
 	} else if (mode == FG_V_RANDOM) {
-		v[1] = random_value();
-		v[2] = random_value();
-		v[3] = random_value();
+		v[1] = random_value(p);
+		v[2] = random_value(p);
+		v[3] = random_value(p);
 	} else {
 		uint32_t sum = 0;
 		for (size_t i = 0; i < len;) {

@@ -19,7 +19,7 @@ void fg_palette_free(struct fg_palette *p);
 enum fg_vmode { FG_V_DEFAULT, FG_V_HASH, FG_V_RANDOM };
 
 /* "rgb(r,g,b)" for a frame name (raw, annotations included). */
-int fg_palette_color(const struct fg_palette *p, enum fg_vmode mode,
+int fg_palette_color(struct fg_palette *p, enum fg_vmode mode,
 		     const char *name, size_t len, char *out, size_t outlen);
 
 /*

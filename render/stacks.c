@@ -96,6 +96,7 @@ struct fg_stacks {
 	VEC(char) prev;
 	VEC(uint32_t) prev_end;	/* end offset of each non-final token */
 	VEC(uint32_t) hashes;	/* of the line being stored */
+	VEC(char) scratch;	/* a token being built by fg_stacks_add() */
 };
 
 struct fg_stacks *fg_stacks_new(void)
@@ -149,6 +150,7 @@ void fg_stacks_free(struct fg_stacks *s)
 	free(s->prev.v);
 	free(s->prev_end.v);
 	free(s->hashes.v);
+	free(s->scratch.v);
 	free(s);
 }
 
@@ -591,35 +593,84 @@ int fg_stacks_add_line(struct fg_stacks *s, const char *line, size_t len)
 	return ret;
 }
 
+/* Put frame i's bytes (UTF-8 repaired) and then the suffix into scratch. */
+static int frame_token(struct fg_stacks *s, const char *f, size_t len, const char *suffix,
+		       size_t slen, size_t *flen)
+{
+	char *fixed = NULL;
+
+	if (utf8_valid_prefix(f, len) != len) {
+		if (!(fixed = utf8_repair(f, len, &len)))
+			return -1;
+		f = fixed;
+	}
+	s->scratch.n = 0;
+	while (len + slen > s->scratch.cap)
+		if (vec_grow((void **)&s->scratch.v, &s->scratch.cap, 1)) {
+			free(fixed);
+			return -1;
+		}
+	memcpy(s->scratch.v, f, len);
+	memcpy(s->scratch.v + len, suffix, slen);
+	s->scratch.n = len + slen;
+	*flen = len;
+	free(fixed);
+	return 0;
+}
+
+/*
+ * A stack from code becomes the same tokens its folded line
+ * "f0;f1;...;fn-1 COUNT" would give, built directly: each frame with its
+ * ';', and the last frame with " COUNT" (parsed like a line's end, so a
+ * leaf named like "x 12" gives a two-count line exactly as the text would).
+ */
 int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *lens,
 		  size_t nframes, uint64_t count)
 {
-	size_t total = 24;
+	struct line l = { s->seq.n, 0 };
+	char digits[24];
+	size_t n = nframes, flen;
 
-	for (size_t i = 0; i < nframes; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (memchr(frames[i], ';', lens[i]) || memchr(frames[i], '\n', lens[i])) {
 			errno = EINVAL;
 			return -1;
 		}
-		total += lens[i] + 1;
-	}
-	char *line = malloc(total), *p = line;
-	if (!line)
-		return -1;
-	for (size_t i = 0; i < nframes; i++) {
-		if (i)
-			*p++ = ';';
-		memcpy(p, frames[i], lens[i]);
-		p += lens[i];
-	}
-	p += sprintf(p, " %llu", (unsigned long long)count);
-	int ret = fg_stacks_add_line(s, line, p - line);
-	free(line);
-	if (ret == 1) {	/* cannot happen for a frame list, but be exact */
+	if (s->ranked) {
 		errno = EINVAL;
 		return -1;
 	}
-	return ret;
+	if (s->reverse)	/* Perl's split drops trailing empty fields first */
+		while (n && !lens[n - 1])
+			n--;
+	digits[0] = ' ';
+	size_t dlen = 1 + fg_u64_digits(digits + 1, count);
+	for (size_t k = 0; k + 1 < n; k++) {
+		size_t i = s->reverse ? n - 1 - k : k;
+		if (frame_token(s, frames[i], lens[i], ";", 1, &flen))
+			return -1;
+		uint32_t t = tok_intern(s, s->scratch.v, flen + 1, flen, NULL,
+				       fg_h32(fg_hash_bytes(s->scratch.v, flen + 1)));
+		if (t == FG_NONE || VEC_PUSH(s->seq, t))
+			return -1;
+	}
+	size_t last = !n ? 0 : s->reverse ? 0 : n - 1;
+	if (frame_token(s, n ? frames[last] : "", n ? lens[last] : 0, digits, dlen, &flen))
+		return -1;
+	struct parsed p;
+	struct fg_leafinfo li = { 0 };
+	parse_line(s->scratch.v, s->scratch.n, &p);	/* valid: ends in " DIGITS" */
+	li.two = (uint8_t)p.two;
+	li.c1 = count_read(s->scratch.v + p.c1, p.c1len);
+	if (p.two)
+		li.c2 = count_read(s->scratch.v + p.c2, p.c2len);
+	add_to_sum(s, &li);
+	uint32_t t = tok_intern(s, s->scratch.v, s->scratch.n, p.stack_len, &li, 0);
+	if (t == FG_NONE || VEC_PUSH(s->seq, t))
+		return -1;
+	l.n = s->seq.n - l.off;
+	s->prev_len = 0;	/* lines from code share no text */
+	return VEC_PUSH(s->lines, l);
 }
 
 int fg_stacks_add_block(struct fg_stacks *s, const char *buf, size_t len)

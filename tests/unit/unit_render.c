@@ -213,6 +213,53 @@ static void test_render(void)
 	free(svg);
 }
 
+/* A stack added from code renders exactly as its folded line does. */
+static void test_add_equals_line(void)
+{
+	const char *st[][4] = { { "a", "b", "c" }, { "a", "b" }, { "x 12" }, { "", "q" },
+				{ "t", "" }, { "b ", "c" }, { "\xff" "z", "y" } };
+	const int nfr[] = { 3, 2, 1, 2, 2, 2, 2 };
+	const uint64_t cnt[] = { 5, 3, 7, 2, 4, 9, 1 };
+
+	for (int rev = 0; rev < 2; rev++) {
+		struct fg_stacks *a = fg_stacks_new(), *b = fg_stacks_new();
+		fg_stacks_set_reverse(a, rev);
+		fg_stacks_set_reverse(b, rev);
+		for (int i = 0; i < 7; i++) {
+			size_t len[4];
+			char line[128] = "";
+			for (int k = 0; k < nfr[i]; k++) {
+				len[k] = strlen(st[i][k]);
+				if (k)
+					strcat(line, ";");
+				strcat(line, st[i][k]);
+			}
+			sprintf(line + strlen(line), " %llu", (unsigned long long)cnt[i]);
+			fg_stacks_add(a, st[i], len, nfr[i], cnt[i]);
+			fg_stacks_add_line(b, line, strlen(line));
+		}
+		struct fg_options o;
+		char *x = NULL, *y = NULL;
+		size_t xl, yl;
+		fg_options_init(&o);
+		o.minwidth = "0";
+		o.quiet = 1;
+		o.reverse = rev;
+		FILE *fx = open_memstream(&x, &xl), *fy = open_memstream(&y, &yl);
+		fg_render(&o, a, fx);
+		fg_render(&o, b, fy);
+		fclose(fx);
+		fclose(fy);
+		check(xl == yl && !memcmp(x, y, xl) && strstr(x, "<title>x (7 samples"),
+		      rev ? "stacks: fg_stacks_add equals the folded line (--reverse)" :
+			    "stacks: fg_stacks_add equals the folded line", "outputs differ");
+		free(x);
+		free(y);
+		fg_stacks_free(a);
+		fg_stacks_free(b);
+	}
+}
+
 int main(void)
 {
 	test_pnum();
@@ -221,5 +268,6 @@ int main(void)
 	test_options();
 	test_palette();
 	test_render();
+	test_add_equals_line();
 	return failed;
 }

@@ -3,12 +3,14 @@
  * perfmap.c - JIT symbols: the "START SIZE NAME" lines (hex) that runtimes
  * such as the JVM, V8 or LuaJIT write to /tmp/perf-PID.map.  The file is
  * read once per process, through /proc/PID/root first so processes in
- * containers are found, then from our own /tmp.
+ * containers are found, then from our own /tmp; only a regular file
+ * (ow_open_file()), so a FIFO planted there cannot block us.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "perfmap.h"
 #include "util.h"
 
@@ -53,22 +55,35 @@ static int cmp_jsym(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void load(struct jmap *m)
+static FILE *open_map(uint32_t tgid)
 {
-	char path[96], line[4096];
-	unsigned long long start, size;
-	size_t cap = 0;
-	int pos;
+	char path[96];
 	FILE *f;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32
-		 ".map", m->tgid, m->tgid);
-	f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map",
-			 m->tgid);
-		f = fopen(path, "re");
+		 ".map", tgid, tgid);
+	fd = ow_open_file(path);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", tgid);
+		fd = ow_open_file(path);
 	}
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+static void load(struct jmap *m)
+{
+	unsigned long long start, size;
+	FILE *f = open_map(m->tgid);
+	char line[4096];
+	size_t cap = 0;
+	int pos;
+
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -84,7 +99,8 @@ static void load(struct jmap *m)
 		m->syms[m->n++].size = size;
 	}
 	fclose(f);
-	qsort(m->syms, m->n, sizeof(*m->syms), cmp_jsym);
+	if (m->n)
+		qsort(m->syms, m->n, sizeof(*m->syms), cmp_jsym);
 }
 
 const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr)

@@ -10,12 +10,12 @@
  * Files are opened through /proc/PID/map_files while the process lives
  * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
  * in containers), then by their path (processes that have exited).
+ * Only regular files are read (ow_open_file()): these paths are under the
+ * traced users' control, and a FIFO or device there must not block us.
  * Each file is read once, cached by device and inode (a hash table).
  * Anonymous executable mappings (JIT code) are looked up in
  * /tmp/perf-PID.map.  Names are demangled on first use.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -186,8 +186,11 @@ static Elf_Data *section(Elf *elf, const char *name)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name))
-			return elf_getdata(scn, NULL);
+		if (n && !strcmp(n, name)) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			return d && d->d_buf ? d : NULL;  /* SHT_NOBITS: none */
+		}
 	}
 	return NULL;
 }
@@ -196,7 +199,7 @@ static Elf *open_elf(const char *path, int *fd)
 {
 	Elf *elf;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = ow_open_file(path);
 	if (*fd < 0)
 		return NULL;
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -231,14 +234,17 @@ static bool debug_by_build_id(struct efile *e, Elf *elf)
 	const unsigned char *id;
 	char path[PATH_MAX], *p;
 	uint32_t namesz, descsz;
+	uint64_t off;
 
 	if (!d || d->d_size < 16)
 		return false;
 	memcpy(&namesz, d->d_buf, 4);
 	memcpy(&descsz, (char *)d->d_buf + 4, 4);
-	if (12 + ((namesz + 3) & ~3u) + descsz > d->d_size || !descsz)
+	/* 64-bit: the sizes come from the file and may be anything */
+	off = 12 + (((uint64_t)namesz + 3) & ~3ULL);
+	if (!descsz || off > d->d_size || descsz > d->d_size - off)
 		return false;
-	id = (const unsigned char *)d->d_buf + 12 + ((namesz + 3) & ~3u);
+	id = (const unsigned char *)d->d_buf + off;
 	p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
 	for (uint32_t i = 1; i < descsz && i < 64; i++)
 		p += sprintf(p, "%02x", id[i]);
@@ -307,7 +313,8 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 		elf_end(elf);
 		close(fd);
 	}
-	qsort(e->syms, e->n, sizeof(*e->syms), cmp_esym);
+	if (e->n)
+		qsort(e->syms, e->n, sizeof(*e->syms), cmp_esym);
 	return e;
 }
 

@@ -20,6 +20,13 @@ enum {
 /* Print "offwake-svg: " + the formatted message + "\n" on stderr. */
 void ow_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Open path for reading if it is a regular file: never blocks (a FIFO or
+ * a device planted where a file is expected is refused, errno EINVAL).
+ * Returns the descriptor (close-on-exec) or -1.
+ */
+int ow_open_file(const char *path);
+
 /* Grow *arr (element size sz) so that index n fits; 0 or -1 (ENOMEM). */
 int ow_grow(void *arr, size_t *cap, size_t n, size_t sz);
 

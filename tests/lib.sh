@@ -10,3 +10,19 @@ TMPD=$(mktemp -d); trap 'rm -rf "$TMPD"' EXIT
 # run from the repository root, as run.sh does, or directly
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
+# svgcheck NAME: set SVGCHECK to the libxml2 checker (build/tools/svgcheck,
+# made by `make test-bin`, rebuilt here when its source is newer); on
+# failure print a SKIP for NAME and return 1.
+svgcheck() {
+	SVGCHECK=$TOP/build/tools/svgcheck
+	if [ -x "$SVGCHECK" ] && [ ! "$TOP/tests/tools/svgcheck.c" -nt "$SVGCHECK" ] &&
+	   [ ! "$TOP/tests/tools/svgcheck.h" -nt "$SVGCHECK" ]; then
+		return 0
+	fi
+	SVGCHECK=$TMPD/svgcheck
+	# shellcheck disable=SC2046
+	cc -O1 -o "$SVGCHECK" "$TOP/tests/tools/svgcheck.c" $(pkg-config --cflags --libs libxml-2.0) \
+		2> "$TMPD/cc.err" && return 0
+	skip "$1" "cannot build tests/tools/svgcheck.c (libxml2-dev?): $(head -c 300 "$TMPD/cc.err")"
+	return 1
+}

@@ -14,18 +14,7 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
 
-# The checker: build/tools/svgcheck when up to date, else built here.
-SVGCHECK=$TOP/build/tools/svgcheck
-if [ ! -x "$SVGCHECK" ] || [ "$TOP/tests/tools/svgcheck.c" -nt "$SVGCHECK" ] ||
-   [ "$TOP/tests/tools/svgcheck.h" -nt "$SVGCHECK" ]; then
-	SVGCHECK=$TMPD/svgcheck
-	# shellcheck disable=SC2046
-	if ! cc -O1 -o "$SVGCHECK" "$TOP/tests/tools/svgcheck.c" \
-		$(pkg-config --cflags --libs libxml-2.0) 2> "$TMPD/cc.err"; then
-		skip hostile "cannot build tests/tools/svgcheck.c (libxml2-dev?): $(head -c 300 "$TMPD/cc.err")"
-		exit 0
-	fi
-fi
+svgcheck hostile || exit 0
 if [ ! -x "$OFFWAKE" ]; then
 	fail hostile "no binary $OFFWAKE"
 	exit 0

@@ -13,17 +13,7 @@ MEM_KB=${LIMITS_MEM_KB:-3000000}	# 3 GB of address space
 ASAN=${SANITIZE:-0}
 nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init && ASAN=1
 
-SVGCHECK=$TOP/build/tools/svgcheck
-if [ ! -x "$SVGCHECK" ] || [ "$TOP/tests/tools/svgcheck.c" -nt "$SVGCHECK" ] ||
-   [ "$TOP/tests/tools/svgcheck.h" -nt "$SVGCHECK" ]; then
-	SVGCHECK=$TMPD/svgcheck
-	# shellcheck disable=SC2046
-	if ! cc -O1 -o "$SVGCHECK" "$TOP/tests/tools/svgcheck.c" \
-		$(pkg-config --cflags --libs libxml-2.0) 2> "$TMPD/cc.err"; then
-		skip limits "cannot build tests/tools/svgcheck.c: $(head -c 300 "$TMPD/cc.err")"
-		exit 0
-	fi
-fi
+svgcheck limits || exit 0
 if ! command -v python3 > /dev/null; then
 	skip limits "needs python3 to generate inputs"
 	exit 0

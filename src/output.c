@@ -18,7 +18,9 @@
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
  * microseconds before adding).  -o writes a temporary file in the target
- * directory and renames it over FILE when complete.
+ * directory, made before the capture starts (so a bad FILE fails at once),
+ * and renames it over FILE when complete.  A reader that went away
+ * (EPIPE, when SIGPIPE is ignored) ends the output quietly, as SIGPIPE.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -33,12 +35,6 @@
 #include "util.h"
 
 #define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
-
-struct sink {
-	FILE *f;
-	char *tmp;		/* temporary file when -o */
-	const char *path;
-};
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -265,7 +261,8 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 	r = fg_render(&fg, s, out);
 	fg_stacks_free(s);
 	if (r < 0) {
-		ow_err("rendering: %s", strerror(errno));
+		if (errno != EPIPE)
+			ow_err("rendering: %s", strerror(errno));
 		return OW_EXIT_FAIL;
 	}
 	return r == FG_EXIT_USAGE ? OW_EXIT_USAGE : r;
@@ -287,7 +284,7 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 	}
 	if (o->output == OW_OUT_TEXT)
 		text_header(out, o);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !ferror(out); i++) {
 		uint64_t us = v[i]->ns / 1000;
 		struct parts p;
 		size_t nf;
@@ -316,74 +313,79 @@ static int write_all(struct capture *c, const struct capture_opts *o,
 	return write_lines(c, o, out);
 }
 
-static int sink_open(struct sink *s, const char *path)
+int output_open(struct output *out, const char *path)
 {
 	int fd;
 
-	memset(s, 0, sizeof(*s));
-	s->path = path;
+	memset(out, 0, sizeof(*out));
+	out->path = path;
 	if (!path) {
-		s->f = stdout;
+		out->f = stdout;
 		return 0;
 	}
-	if (asprintf(&s->tmp, "%s.XXXXXX", path) < 0) {
-		s->tmp = NULL;
+	if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
+		out->tmp = NULL;
 		ow_err("%s: %s", path, strerror(ENOMEM));
 		return -1;
 	}
-	fd = mkstemp(s->tmp);
-	if (fd < 0 || !(s->f = fdopen(fd, "w"))) {
-		ow_err("%s: %s", s->tmp, strerror(errno));
+	fd = mkstemp(out->tmp);
+	if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
+		ow_err("%s: %s", path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(s->tmp);
+			unlink(out->tmp);
 		}
-		free(s->tmp);
+		free(out->tmp);
 		return -1;
 	}
 	return 0;
 }
 
 /* Flush and, with -o, move the file into place (or remove it). */
-static int sink_close(struct sink *s, bool keep)
+static int output_close(struct output *out, bool keep)
 {
 	mode_t mask;
 	int err = 0;
 
-	if (fflush(s->f) || ferror(s->f))
+	if (fflush(out->f) || ferror(out->f))
 		err = errno ? errno : EIO;
-	if (!s->tmp) {
-		if (err)
+	if (!out->tmp) {
+		out->broken_pipe = err == EPIPE;
+		if (err && !out->broken_pipe)
 			ow_err("writing standard output: %s", strerror(err));
 		return err ? -1 : 0;
 	}
-	if (!err && fsync(fileno(s->f)))
+	if (!err && fsync(fileno(out->f)))
 		err = errno;
 	mask = umask(0);
 	umask(mask);
-	if (!err && fchmod(fileno(s->f), 0666 & ~mask))
+	if (!err && fchmod(fileno(out->f), 0666 & ~mask))
 		err = errno;
-	if (fclose(s->f) && !err)
+	if (fclose(out->f) && !err)
 		err = errno;
-	if (keep && !err && rename(s->tmp, s->path))
+	if (keep && !err && rename(out->tmp, out->path))
 		err = errno;
 	if (err)
-		ow_err("%s: %s", s->path, strerror(err));
+		ow_err("%s: %s", out->path, strerror(err));
 	if (err || !keep)
-		unlink(s->tmp);
-	free(s->tmp);
+		unlink(out->tmp);
+	free(out->tmp);
 	return err ? -1 : 0;
 }
 
-int output_write(struct capture *c, const struct capture_opts *o)
+void output_discard(struct output *out)
 {
-	struct sink s;
+	output_close(out, false);
+}
+
+int output_write(struct output *out, struct capture *c,
+		 const struct capture_opts *o)
+{
 	int r;
 
-	if (sink_open(&s, o->out_file))
-		return OW_EXIT_FAIL;
-	r = write_all(c, o, s.f);
-	if (sink_close(&s, r != OW_EXIT_FAIL && r != OW_EXIT_USAGE) &&
+	errno = 0;
+	r = write_all(c, o, out->f);
+	if (output_close(out, r != OW_EXIT_FAIL && r != OW_EXIT_USAGE) &&
 	    r == OW_EXIT_OK)
 		r = OW_EXIT_FAIL;
 	return r;

@@ -6,10 +6,24 @@
 #ifndef OW_OUTPUT_H
 #define OW_OUTPUT_H
 
+#include <stdbool.h>
+#include <stdio.h>
 #include "capture.h"
 #include "cli.h"
 
-/* Write the capture as o asks; returns the exit status. */
-int output_write(struct capture *c, const struct capture_opts *o);
+struct output {
+	FILE *f;
+	char *tmp;		/* temporary file when -o */
+	const char *path;	/* -o FILE, NULL: standard output */
+	bool broken_pipe;	/* the reader went away (quiet failure) */
+};
+
+/* Open standard output, or a temporary file next to path; 0 or -1. */
+int output_open(struct output *out, const char *path);
+/* Close without output: nothing is left behind. */
+void output_discard(struct output *out);
+/* Write the capture as o asks and close; returns the exit status. */
+int output_write(struct output *out, struct capture *c,
+		 const struct capture_opts *o);
 
 #endif

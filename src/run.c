@@ -1,24 +1,97 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * run.c - the capture command: capture, write the output, then report
- * what was lost and how to avoid it.
+ * run.c - the capture command: check the -p/-t ids and open the output
+ * before tracing (a typo fails at once, not after a long capture),
+ * capture, write the output, then report
+ * what was lost and how to avoid it, and which traced ids exited.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include "capture.h"
 #include "cli.h"
 #include "output.h"
 #include "util.h"
 
+/*
+ * The tgid of the live process or thread id (/proc/ID/status), 0 when
+ * there is none.
+ */
+static uint32_t tgid_of(uint32_t id)
+{
+	char path[64], line[128];
+	unsigned int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", id);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* Each -p id must be a process, each -t id a thread; else exit status 2. */
+static int check_ids(const struct capture_opts *o)
+{
+	bool pid = o->threads == OW_THREADS_TGID;
+
+	if (!pid && o->threads != OW_THREADS_TID)
+		return 0;
+	for (size_t i = 0; i < o->nids; i++) {
+		uint32_t id = o->ids[i], tgid = tgid_of(id);
+
+		if (!tgid) {
+			ow_err("%s %u: no such %s", pid ? "-p" : "-t", id,
+			       pid ? "process" : "thread");
+			return -1;
+		}
+		if (pid && tgid != id) {
+			ow_err("-p %u: a thread of process %u, not a process (-t %u traces it)",
+			       id, tgid, id);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The -p/-t ids that are gone by now (they were there at the start). */
+static void report_exited(const struct capture_opts *o)
+{
+	bool pid = o->threads == OW_THREADS_TGID;
+
+	if (!pid && o->threads != OW_THREADS_TID)
+		return;
+	for (size_t i = 0; i < o->nids; i++)
+		if (!tgid_of(o->ids[i]))
+			fprintf(stderr, OW_PROG ": %s %u exited during the capture\n",
+				pid ? "process" : "thread", o->ids[i]);
+}
+
 int capture_main(struct capture_opts *o)
 {
+	struct output out;
 	struct capture c;
 	int r;
 
+	if (check_ids(o))
+		return OW_EXIT_USAGE;
+	if (output_open(&out, o->out_file))
+		return OW_EXIT_FAIL;
 	if (capture_run(&c, o)) {
+		output_discard(&out);
 		capture_close(&c);
 		return OW_EXIT_FAIL;
 	}
-	r = output_write(&c, o);
-	capture_report_losses(&c);
+	r = output_write(&out, &c, o);
+	if (!out.broken_pipe) {
+		capture_report_losses(&c);
+		report_exited(o);
+	}
 	capture_close(&c);
 	return r;
 }

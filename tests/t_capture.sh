@@ -158,7 +158,9 @@ mkdir "$TMPD/o"
 sleep 1
 early=$(ls "$TMPD/o")
 wait $OW; st=$?
-if [ $st -eq 0 ] && [ -z "$early" ] && [ "$(ls "$TMPD/o")" = g.svg ] && xmllint --noout "$TMPD/o/g.svg" 2>/dev/null; then
+# (during the capture: only the temporary file, made before tracing began)
+if [ $st -eq 0 ] && [[ $early == g.svg.?????? ]] && [ "$(ls "$TMPD/o")" = g.svg ] &&
+   xmllint --noout "$TMPD/o/g.svg" 2>/dev/null; then
 	pass capture_output_atomic
 else
 	fail capture_output_atomic "status $st, during: '$early', after: '$(ls "$TMPD/o")'"

@@ -7,8 +7,10 @@
 #   - -o FILE into a missing directory, a non-directory or a full file system
 #     leaves neither FILE nor a temporary file, says which FILE, and fails
 #     before the capture rather than after it;
-#   - -p with a PID that does not exist: a precise message, non-zero;
-#   - -p with a process that exits during the capture: still an output;
+#   - -p with a PID that does not exist (or a thread's id), -t with a TID
+#     that does not exist: a precise message, status 2, before tracing;
+#   - -p with a process that exits during the capture: still an output, and
+#     a note saying it exited;
 #   - SIGINT and SIGTERM during a capture with -o: a complete SVG, exit 0;
 #   - after every capture, none of the BPF programs it loaded stays loaded
 #     (their ids are read from /proc/PID/fdinfo while it runs, so other
@@ -187,19 +189,44 @@ else
 	skip capture_o_enospc "cannot mount a small tmpfs"
 fi
 
-# -p with a PID that does not exist
+# -p with a PID that does not exist, -t with a TID that does not exist,
+# -p with a thread's id: refused at once, naming the id
 nopid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
 while kill -0 $nopid 2>/dev/null; do nopid=$((nopid - 1)); done
-"$OFFWAKE" -p $nopid 1 > nopid.out 2> nopid.err; st=$?
-if [ $st -ne 0 ] && grep -q "$nopid" nopid.err; then
+t0=$SECONDS
+"$OFFWAKE" -p $nopid 3 > nopid.out 2> nopid.err; st=$?
+if [ $st -eq 2 ] && grep -q "^offwake-svg: -p $nopid: no such process$" nopid.err &&
+   [ $((SECONDS - t0)) -lt 2 ] && [ ! -s nopid.out ]; then
 	pass capture_nonexistent_pid
 else
 	fail capture_nonexistent_pid "status $st; expected a message naming PID $nopid, got: $(head -c 200 nopid.err)"
 fi
-# -p with a process that exits during the capture: an output, exit 0 or 2
+"$OFFWAKE" -t $nopid 3 > nopid.out 2> nopid.err; st=$?
+if [ $st -eq 2 ] && grep -q "^offwake-svg: -t $nopid: no such thread$" nopid.err; then
+	pass capture_nonexistent_tid
+else
+	fail capture_nonexistent_tid "status $st; expected a message naming TID $nopid, got: $(head -c 200 nopid.err)"
+fi
+if cc -O1 -pthread -o pingpong "$TOP/tests/workloads/pingpong.c" 2> /dev/null; then
+	./pingpong 10 tids & PP=$!
+	for _ in $(seq 50); do [ -s tids ] && break; sleep 0.1; done
+	read -r _ PONG < tids
+	"$OFFWAKE" -p "$PONG" 3 > thr.out 2> thr.err; st=$?
+	if [ $st -eq 2 ] && grep -q "^offwake-svg: -p $PONG: a thread of process $PP" thr.err; then
+		pass capture_pid_is_thread
+	else
+		fail capture_pid_is_thread "status $st: $(head -c 200 thr.err)"
+	fi
+	kill $PP 2>/dev/null; wait $PP 2>/dev/null
+else
+	skip capture_pid_is_thread "cannot build tests/workloads/pingpong.c"
+fi
+# -p with a process that exits during the capture: an output, exit 0 or 2,
+# and a note that it exited
 sleep 1 & SP=$!
 "$OFFWAKE" -f -p $SP 3 > exit.out 2> exit.err; st=$?
-if { [ $st -eq 0 ] || [ $st -eq 2 ]; } && ! grep -qi 'error\|fail' exit.err; then
+if { [ $st -eq 0 ] || [ $st -eq 2 ]; } && ! grep -qi 'error\|fail' exit.err &&
+   grep -q "^offwake-svg: process $SP exited during the capture$" exit.err; then
 	pass capture_pid_exits
 else
 	fail capture_pid_exits "status $st: $(head -c 200 exit.err)"

@@ -18,7 +18,8 @@
  *
  * Filters (threads, state, block time, which stacks) run here, so stacks
  * the output would not show are never taken.  Nothing is lost silently:
- * every failure is counted per cause in the losses map.
+ * every failure is counted per cause in the losses map, and the blocks
+ * counted are counted too (for the live status line).
  *
  * Stacks: bpf_get_stack() writes into a per-CPU buffer; a 64-bit hash of
  * the valid frames (63 bits used) is the stack's reference.  When the
@@ -151,14 +152,23 @@ struct {
 	__type(value, __u64);
 } losses SEC(".maps");
 
+/* Blocks added to the counts maps, per CPU (one entry). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} blocks SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 * 1024 * 1024);
 } events SEC(".maps");
 
-static __always_inline void count_loss(__u32 cause)
+/* Add one to entry idx of a per-CPU counter array. */
+static __always_inline void count(void *map, __u32 idx)
 {
-	__u64 *v = bpf_map_lookup_elem(&losses, &cause);
+	__u64 *v = bpf_map_lookup_elem(map, &idx);
 
 	if (v)
 		(*v)++;
@@ -169,7 +179,7 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	struct ow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
-		count_loss(OW_LOSS_EVENTS);
+		count(&losses, OW_LOSS_EVENTS);
 		return;
 	}
 	e->type = type;
@@ -270,8 +280,8 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		return ENOSPC;
 	len = take_stack(ctx, st->ips, flags, btf);
 	if (len < 0) {
-		count_loss(len == -EFAULT ? OW_LOSS_STACK_FAULT :
-					    OW_LOSS_STACK_OTHER);
+		count(&losses, len == -EFAULT ? OW_LOSS_STACK_FAULT :
+						OW_LOSS_STACK_OTHER);
 		return -len;
 	}
 	nr = (__u64)len / sizeof(__u64);
@@ -294,7 +304,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		nr = OW_MAX_STACK_DEPTH;
 	if (bpf_ringbuf_output(&events, st, sizeof(*st) - sizeof(st->ips) +
 			       nr * sizeof(__u64), 0)) {
-		count_loss(OW_LOSS_STACK_LOST);
+		count(&losses, OW_LOSS_STACK_LOST);
 		return ENOSPC;
 	}
 	*sent = h;
@@ -358,7 +368,7 @@ static __always_inline struct ow_task *task_info(struct task_struct *t,
 	}
 	if (!ti) {
 		if (create)
-			count_loss(OW_LOSS_START);
+			count(&losses, OW_LOSS_START);
 		return 0;
 	}
 	/*
@@ -404,6 +414,8 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
 	__u64 *v;
 	long err;
 
+	count(&blocks, 0);
+
 	v = bpf_map_lookup_elem(map, key);
 	if (v) {
 		__sync_fetch_and_add(v, delta);
@@ -415,7 +427,7 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
 		if (v)
 			__sync_fetch_and_add(v, delta);
 	} else if (err) {
-		count_loss(OW_LOSS_COUNTS_FULL);
+		count(&losses, OW_LOSS_COUNTS_FULL);
 	}
 }
 
@@ -454,7 +466,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now,
 		key.w_kstack = ti->w_kstack;
 		key.w_ustack = ti->w_ustack;
 	} else if (ti->blocked) {
-		count_loss(OW_LOSS_WAKER);
+		count(&losses, OW_LOSS_WAKER);
 	}
 	ti->wake_ns = 0;
 	add_count(&key, delta);

@@ -18,7 +18,7 @@
 #define USAGE_LINE \
 	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \
 	"                   [-U | -K] [-d] [-f | --text] [--stack-storage-size N]\n" \
-	"                   [-m US] [-M US] [--state MASK] [-o FILE]\n" \
+	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
 	"                   [RENDER OPTIONS] [DURATION]\n" \
 	"       " OW_PROG " render [RENDER OPTIONS] [FILE...]\n"
 
@@ -52,6 +52,7 @@ static const char help_text[] =
 	"  --state MASK          only tasks whose state has all bits of MASK set;\n"
 	"                        0 means running (preempted) tasks only\n"
 	"  -o, --output FILE     write the output to FILE (atomically)\n"
+	"  -q, --quiet           no live status line (shown on a terminal only)\n"
 	"\n"
 	"Every option of \"" OW_PROG " render\" (flamegraph.pl's options, listed\n"
 	"below) is applied to the SVG.  Capture defaults: --colors=chain\n"
@@ -154,6 +155,7 @@ struct opt {
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
+	O_QUIET,
 };
 
 static const struct opt opts[] = {
@@ -173,6 +175,7 @@ static const struct opt opts[] = {
 	{ 'M', "max-block-time", true, O_MAX },
 	{ 0, "state", true, O_STATE },
 	{ 'o', "output", true, O_OUT },
+	{ 'q', "quiet", false, O_QUIET },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -274,6 +277,9 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		break;
 	case O_OUT:
 		o->out_file = val;
+		break;
+	case O_QUIET:
+		o->quiet = true;
 		break;
 	}
 	return r;

@@ -29,6 +29,10 @@
  * Process events from the ring buffer make us read /proc/PID/maps while
  * the process is alive (procmaps.c), so frames of processes that exit
  * before the end are still named.
+ *
+ * On a terminal, the status line (progress.c) shows every STATUS_MS the
+ * time, the blocks counted (a per-CPU counter of the kernel side), the
+ * distinct stacks and keys, and how full the last drained map was.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -42,12 +46,14 @@
 #include <unistd.h>
 #include "capture.h"
 #include "offwake.skel.h"
+#include "progress.h"
 #include "util.h"
 
 #define DRAIN_MS	500
 #define DRAIN_FAST_MS	100
 #define KEEP_UP		256
 #define POLL_MS		100
+#define STATUS_MS	250
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
@@ -251,6 +257,7 @@ static int drain_tick(struct capture *c)
 	n = drain_map(c, map);
 	if (n < 0)
 		return -1;
+	c->fill = 100.0 * n / bpf_map__max_entries(map);
 	__atomic_store_n(&c->skel->bss->active, idle, __ATOMIC_RELEASE);
 	c->drains++;
 	return n > bpf_map__max_entries(map) / 8 ? DRAIN_FAST_MS : DRAIN_MS;
@@ -269,21 +276,41 @@ static int fill_threads(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
-static void read_losses(struct capture *c)
+/* Sum each of the first nkeys entries of a per-CPU array over the CPUs. */
+static void read_percpu(struct bpf_map *map, uint64_t *sums, __u32 nkeys)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd;
+	int ncpu = libbpf_num_possible_cpus();
 	__u64 *v;
 
 	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
 		return;
-	fd = bpf_map__fd(c->skel->maps.losses);
-	for (__u32 k = 0; k < OW_LOSS_NR; k++) {
-		if (bpf_map_lookup_elem(fd, &k, v))
+	for (__u32 k = 0; k < nkeys; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(map), &k, v))
 			continue;
+		sums[k] = 0;
 		for (int i = 0; i < ncpu; i++)
-			c->losses[k] += v[i];
+			sums[k] += v[i];
 	}
 	free(v);
+}
+
+static void show_status(struct capture *c, const struct capture_opts *o,
+			struct progress *pg, double elapsed)
+{
+	char when[64], text[256];
+	uint64_t blocks = 0;
+
+	if (o->duration)
+		snprintf(when, sizeof(when), "%.1f / %llu s", elapsed,
+			 (unsigned long long)o->duration);
+	else
+		snprintf(when, sizeof(when), "%.1f s (Ctrl-C ends)", elapsed);
+	read_percpu(c->skel->maps.blocks, &blocks, 1);
+	snprintf(text, sizeof(text),
+		 "capturing %s, %llu blocks, %zu stacks, %zu keys, map %.0f%%",
+		 when, (unsigned long long)blocks, c->stacks.tab.used, c->agg.n,
+		 c->fill);
+	progress_status(pg, text);
 }
 
 static int load(struct capture *c, const struct capture_opts *o)
@@ -332,9 +359,10 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int capture_run(struct capture *c, const struct capture_opts *o)
+int capture_run(struct capture *c, const struct capture_opts *o,
+		struct progress *pg)
 {
-	double start, end, next_drain;
+	double start, end, next_drain, next_status;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -350,11 +378,16 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 	start = now_s();
 	end = o->duration ? start + o->duration : 0;
 	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
+	next_status = start;
 	while (!stop && !err) {
 		double t = now_s(), wait = POLL_MS / 1000.0;
 
 		if (end && t >= end)
 			break;
+		if (pg && t >= next_status) {
+			show_status(c, o, pg, t - start);
+			next_status = t + STATUS_MS / 1000.0;
+		}
 		if (end && end - t < wait)
 			wait = end - t;
 		if (ring_buffer__poll(c->rb, (int)(wait * 1000) + 1) < 0 &&
@@ -368,6 +401,7 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 		}
 	}
 	c->seconds = now_s() - start;
+	progress_phase(pg, "finishing");
 	/* disarmed first: blocks ending while the waking program is being
 	 * detached would seem to have no waker */
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
@@ -378,7 +412,7 @@ int capture_run(struct capture *c, const struct capture_opts *o)
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts1) < 0;
 	resolve_all(c, true);
-	read_losses(c);
+	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	return err;
 }
 

@@ -16,6 +16,7 @@
 
 struct offwake_bpf;
 struct ring_buffer;
+struct progress;
 
 struct capture {
 	struct offwake_bpf *skel;
@@ -30,11 +31,16 @@ struct capture {
 	uint64_t losses[OW_LOSS_NR];
 	uint64_t drain_errors;		/* keys user space could not store */
 	double seconds;			/* how long the capture ran */
+	double fill;			/* % of the last drained counts map */
 	int drains;			/* which counts map is active */
 };
 
-/* Load, attach, run, detach; 0 or -1 (message printed). */
-int capture_run(struct capture *c, const struct capture_opts *o);
+/*
+ * Load, attach, run, detach; 0 or -1 (message printed).  The capture's
+ * state is shown on pg (may be NULL).
+ */
+int capture_run(struct capture *c, const struct capture_opts *o,
+		struct progress *pg);
 void capture_close(struct capture *c);
 
 /* Print the loss counters and their fixes on stderr. */

@@ -44,6 +44,7 @@ struct capture_opts {
 	uint32_t state;		/* --state MASK */
 	uint64_t duration;	/* seconds; 0: until SIGINT/SIGTERM */
 	const char *out_file;	/* -o FILE, NULL: stdout */
+	bool quiet;		/* -q: no status line */
 	struct fg_options fg;	/* render options for the SVG */
 	bool subtitle_set;	/* --subtitle given: no automatic one */
 };

@@ -2,7 +2,7 @@
 /*
  * run.c - the capture command: check the -p/-t ids and open the output
  * before tracing (a typo fails at once, not after a long capture),
- * capture, write the output, then report
+ * capture with a status line on a terminal, write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "output.h"
+#include "progress.h"
 #include "util.h"
 
 /*
@@ -74,6 +75,7 @@ static void report_exited(const struct capture_opts *o)
 
 int capture_main(struct capture_opts *o)
 {
+	struct progress *pg;
 	struct output out;
 	struct capture c;
 	int r;
@@ -82,12 +84,16 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
-	if (capture_run(&c, o)) {
+	pg = progress_start(o->quiet);
+	if (capture_run(&c, o, pg)) {
+		progress_stop(pg);
 		output_discard(&out);
 		capture_close(&c);
 		return OW_EXIT_FAIL;
 	}
+	progress_phase(pg, "writing the output");
 	r = output_write(&out, &c, o);
+	progress_stop(pg);
 	if (!out.broken_pipe) {
 		capture_report_losses(&c);
 		report_exited(o);

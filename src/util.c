@@ -12,10 +12,14 @@
 #include <unistd.h>
 #include "util.h"
 
+void (*ow_err_hook)(void);
+
 void ow_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (ow_err_hook)
+		ow_err_hook();
 	fputs(OW_PROG ": ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -17,7 +17,11 @@ enum {
 	OW_EXIT_USAGE = 2,	/* bad command line, as argparse */
 };
 
-/* Print "offwake-svg: " + the formatted message + "\n" on stderr. */
+/*
+ * Print "offwake-svg: " + the formatted message + "\n" on stderr, after
+ * calling ow_err_hook if set (the live status line clears itself).
+ */
+extern void (*ow_err_hook)(void);
 void ow_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

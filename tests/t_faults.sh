@@ -11,6 +11,7 @@
 #     that does not exist: a precise message, status 2, before tracing;
 #   - -p with a process that exits during the capture: still an output, and
 #     a note saying it exited;
+#   - the live status line: on a terminal only, cleared, none with -q;
 #   - SIGINT and SIGTERM during a capture with -o: a complete SVG, exit 0;
 #   - after every capture, none of the BPF programs it loaded stays loaded
 #     (their ids are read from /proc/PID/fdinfo while it runs, so other
@@ -232,6 +233,37 @@ else
 	fail capture_pid_exits "status $st: $(head -c 200 exit.err)"
 fi
 wait $SP 2>/dev/null
+
+# The live status line: on a terminal (script(1) makes one) it shows the
+# capture's state and is cleared at the end; never with -q, nor when
+# stderr is not a terminal.
+if command -v script > /dev/null; then
+	OFFWAKE_PROGRESS_DELAY=0 script -qec "'$OFFWAKE' -f 2 > tty.out" /dev/null > tty.log 2>&1
+	log=$(cat tty.log)
+	# after the last erase, no status is left on the screen
+	if grep -qE 'offwake-svg: capturing [0-9.]+ / 2 s, [0-9]+ blocks, [0-9]+ stacks, [0-9]+ keys, map [0-9]+%' tty.log &&
+	   [[ $log == *$'\r\033[K'* ]] && ! grep -qE 'capturing|starting|finishing|writing' <<<"${log##*$'\033[K'}" &&
+	   [ -s tty.out ]; then
+		pass capture_status_tty
+	else
+		fail capture_status_tty "$(head -c 300 tty.log | od -c | head -5)"
+	fi
+	OFFWAKE_PROGRESS_DELAY=0 script -qec "'$OFFWAKE' -q -f 1 > tty.out" /dev/null > tty.log 2>&1
+	if ! grep -q 'capturing' tty.log && [ -s tty.out ]; then
+		pass capture_status_quiet
+	else
+		fail capture_status_quiet "$(head -c 300 tty.log | od -c | head -5)"
+	fi
+else
+	skip capture_status_tty "script(1) is not installed"
+	skip capture_status_quiet "script(1) is not installed"
+fi
+OFFWAKE_PROGRESS_DELAY=0 "$OFFWAKE" -f 1 > notty.out 2> notty.err; st=$?
+if [ $st -eq 0 ] && ! grep -q 'capturing' notty.err && ! grep -q $'\033' notty.err; then
+	pass capture_status_not_tty
+else
+	fail capture_status_not_tty "status $st: $(head -c 200 notty.err | od -c | head -3)"
+fi
 
 # A traced binary whose .gnu_debuglink names a FIFO (any user can make one
 # next to their own program): symbolising it must not open the FIFO and

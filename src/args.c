@@ -61,8 +61,8 @@ static const char help_text[] =
 	"Interrupt-context wakeups get a [hardirq] or [softirq] frame before the\n"
 	"waker's name.  Set OFFWAKE_DEBUG=1 to see libbpf's messages.\n"
 	"\n"
-	"Exit status: 0 success, 1 run-time failure, 2 bad arguments or (SVG)\n"
-	"nothing was captured.\n"
+	"Exit status: 0 success, 1 run-time failure, 2 bad arguments (a -p/-t id\n"
+	"that does not exist included) or (SVG) nothing was captured.\n"
 	"\n"
 	"render options:\n";
 

@@ -14,7 +14,7 @@ _offwake_svg()
 	local capture="-p --pid -t --tid -u --user-threads-only -k --kernel-threads-only
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
-		-h --help --version"
+		-q --quiet -h --help --version"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))

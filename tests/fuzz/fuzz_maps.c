@@ -3,7 +3,8 @@
  * fuzz_maps.c - libFuzzer harness for the symboliser's text parsers:
  * /proc/PID/maps (src/procmaps.c), /tmp/perf-PID.map (src/perfmap.c) and
  * /proc/kallsyms (src/ksyms.c).  The sources are compiled with
- * -Dfopen=fuzz_fopen (fuzz_common.h) and read their files from the input:
+ * -Dfopen=fuzz_fopen -Dopen=fuzz_open (fuzz_common.h) and read their files
+ * from the input:
  *
  *   byte 0:  number of extra processes (table growth, fork copies)
  *   rest:    maps text, then optionally "\n==PERF==\n" + perf map text,

@@ -44,11 +44,11 @@ build() {
 		$CLANG $LIBFLAGS -c "$f" -o "$o"
 		objs+=("$o")
 	done
-	# the symboliser, reading its files through fuzz_fopen()
+	# the symboliser, reading its files through fuzz_fopen() and fuzz_open()
 	local sym=()
 	for f in procmaps perfmap ksyms usyms demangle util htab; do
 		[ -f "src/$f.c" ] || continue
-		$CLANG $LIBFLAGS -Dfopen=fuzz_fopen -include tests/fuzz/fuzz_common.h \
+		$CLANG $LIBFLAGS -Dfopen=fuzz_fopen -Dopen=fuzz_open -include tests/fuzz/fuzz_common.h \
 			-c "src/$f.c" -o "$OUT/obj/src_$f.o"
 		sym+=("$OUT/obj/src_$f.o")
 	done

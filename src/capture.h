@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "fold.h"
 #include "procmaps.h"
-#include "stacks.h"
+#include "stackstore.h"
 
 struct offwake_bpf;
 struct ring_buffer;

@@ -10,7 +10,7 @@
  */
 #include "diff.h"
 #include "fg.h"
-#include "../render/stacks.h"	/* not src/stacks.h (capture) */
+#include "stacks.h"
 #include "unfold.h"
 #include "util.h"
 

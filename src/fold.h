@@ -14,7 +14,7 @@
 #include "htab.h"
 #include "ksyms.h"
 #include "procmaps.h"
-#include "stacks.h"
+#include "stackstore.h"
 #include "usyms.h"
 
 struct symframe {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * stacks.c - the stack store of stacks.h.  The kernel side sends a stack
+ * stackstore.c - the stack store of stackstore.h.  The kernel side sends a stack
  * again when its hash fell out of its "seen" cache; the copy we have is
  * kept.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "stacks.h"
+#include "stackstore.h"
 
 void stacks_free(struct stacks *s)
 {

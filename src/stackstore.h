@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * stacks.h - the stacks the kernel side sent (OW_EV_STACK records of the
+ * stackstore.h - the stacks the kernel side sent (OW_EV_STACK records of the
  * ring buffer), kept by their reference for the whole capture: keys drained
  * at any time can name them, even long after the stack was first seen.
  */

@@ -102,16 +102,8 @@ void ksyms_free(struct ksyms *k)
 
 const char *ksyms_name(const struct ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo = ow_count_le(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	return k->names + k->syms[lo - 1].name;

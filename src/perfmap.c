@@ -106,7 +106,7 @@ static void load(struct jmap *m)
 const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr)
 {
 	struct jmap *m = NULL;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	for (size_t i = 0; i < p->n && !m; i++)
 		if (p->maps[i].tgid == tgid)
@@ -119,15 +119,7 @@ const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr)
 		m->tgid = tgid;
 		load(m);
 	}
-	hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ow_count_le(m->syms, m->n, sizeof(*m->syms), offsetof(struct jsym, start), addr);
 	if (lo && addr < m->syms[lo - 1].start + m->syms[lo - 1].size)
 		return m->syms[lo - 1].name;
 	return NULL;

@@ -357,17 +357,9 @@ static const char *sym_name(struct efile *e, struct esym *s)
 
 static const char *lookup(struct efile *e, uint64_t vaddr)
 {
-	size_t lo = 0, hi = e->n;
+	size_t lo = ow_count_le(e->syms, e->n, sizeof(*e->syms), offsetof(struct esym, addr), vaddr);
 	struct esym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	s = &e->syms[lo - 1];

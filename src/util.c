@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util.h"
@@ -66,4 +67,21 @@ int ow_grow(void *arr, size_t *cap, size_t n, size_t sz)
 	*p = np;
 	*cap = ncap;
 	return 0;
+}
+
+size_t ow_count_le(const void *base, size_t n, size_t sz, size_t off, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, (const char *)base + mid * sz + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }

@@ -7,6 +7,7 @@
 #define OW_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define OW_PROG "offwake-svg"
 
@@ -33,5 +34,8 @@ int ow_open_file(const char *path);
 
 /* Grow *arr (element size sz) so that index n fits; 0 or -1 (ENOMEM). */
 int ow_grow(void *arr, size_t *cap, size_t n, size_t sz);
+/* In n elements of sz bytes sorted by the uint64_t at byte offset off:
+ * how many have a key <= key (the index after the last such element). */
+size_t ow_count_le(const void *base, size_t n, size_t sz, size_t off, uint64_t key);
 
 #endif

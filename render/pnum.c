@@ -115,15 +115,27 @@ int perl_fmt_nv(double v, char *buf, size_t size)
 
 size_t fg_u64_digits(char *p, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	size_t n = 1;
 
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	char *q = p + n;
+	while (v >= 100) {	/* two digits a step, from the right */
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--q = pairs[d + 1];
+		*--q = pairs[d];
+	}
+	if (v >= 10) {
+		*--q = pairs[v * 2 + 1];
+		*--q = pairs[v * 2];
+	} else {
+		*--q = (char)('0' + v);
+	}
 	return n;
 }
 

@@ -8,6 +8,7 @@
  * name, depth and end string collapse into one, the later start winning.
  */
 #include "flow.h"
+#include "vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +46,9 @@ struct ids {
 
 static int ids_reserve(struct ids *a, size_t more)
 {
-	if (a->n + more <= a->cap)
-		return 0;
-	size_t c = a->cap ? a->cap : 64;
-	while (c < a->n + more)
-		c *= 2;
-	uint32_t *p = realloc(a->v, c * sizeof(*p));
-	if (!p)
-		return -1;
-	a->v = p;
-	a->cap = c;
+	while (a->n + more > a->cap)
+		if (vec_grow((void **)&a->v, &a->cap, sizeof(*a->v)))
+			return -1;
 	return 0;
 }
 
@@ -103,14 +97,9 @@ struct state {
 
 static int push_opening(struct state *st, const struct opening *r)
 {
-	if (st->nopen == st->open_cap) {
-		size_t c = st->open_cap ? st->open_cap * 2 : 64;
-		struct opening *p = realloc(st->open, c * sizeof(*p));
-		if (!p)
-			return -1;
-		st->open = p;
-		st->open_cap = c;
-	}
+	if (st->nopen == st->open_cap &&
+	    vec_grow((void **)&st->open, &st->open_cap, sizeof(*st->open)))
+		return -1;
 	st->open[st->nopen++] = *r;
 	return 0;
 }
@@ -215,14 +204,8 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth, const s
 	}
 	if (w < st->mwt)
 		return 0;
-	if (o->n == o->cap) {
-		size_t c = o->cap ? o->cap * 2 : 1024;
-		struct fg_node *p = realloc(o->nodes, c * sizeof(*p));
-		if (!p)
-			return -1;
-		o->nodes = p;
-		o->cap = c;
-	}
+	if (o->n == o->cap && vec_grow((void **)&o->nodes, &o->cap, sizeof(*o->nodes)))
+		return -1;
 	struct fg_node *nd = &o->nodes[o->n++];
 	nd->frame = frame;
 	nd->depth = depth;

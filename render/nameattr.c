@@ -5,6 +5,7 @@
  */
 #include "nameattr.h"
 #include "utf8.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -178,14 +179,8 @@ void fg_attrtab_free(struct fg_attrtab *t)
 
 int fg_palmap_add(struct fg_palmap *m, const char *key, size_t klen, const char *value)
 {
-	if (m->n == m->cap) {
-		size_t c = m->cap ? m->cap * 2 : 64;
-		struct fg_palmap_entry *p = realloc(m->v, c * sizeof(*p));
-		if (!p)
-			return -1;
-		m->v = p;
-		m->cap = c;
-	}
+	if (m->n == m->cap && vec_grow((void **)&m->v, &m->cap, sizeof(*m->v)))
+		return -1;
 	struct fg_palmap_entry *e = &m->v[m->n];
 	e->key = strndup(key, klen);
 	e->value = value ? strdup(value) : NULL;

@@ -6,6 +6,7 @@
  */
 #include "stacks.h"
 #include "utf8.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,20 +26,6 @@ struct frame {
 	uint32_t waker;		/* id of name + "_[w]", FG_NONE until asked */
 };
 
-#define VEC(T) struct { T *v; size_t n, cap; }
-#define VEC_PUSH(vec, x) (((vec).n == (vec).cap && vec_grow((void **)&(vec).v, &(vec).cap, \
-	sizeof(*(vec).v))) ? -1 : ((vec).v[(vec).n++] = (x), 0))
-
-static int vec_grow(void **v, size_t *cap, size_t elem)
-{
-	size_t n = *cap ? *cap * 2 : 64;
-	void *p = realloc(*v, n * elem);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = n;
-	return 0;
-}
 
 /* A key for the multikey quicksort: a sequence of bytes or of ranks. */
 struct item {

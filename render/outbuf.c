@@ -4,8 +4,10 @@
  * XML escaping that keeps the document well-formed whatever the input.
  */
 #include "outbuf.h"
+#include "vec.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,8 @@ int ob_init(struct outbuf *o, FILE *f)
 
 void ob_flush(struct outbuf *o)
 {
+	if (!o->f)
+		return;
 	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
 		o->err = 1;
 	o->n = 0;
@@ -30,22 +34,34 @@ void ob_flush(struct outbuf *o)
 int ob_finish(struct outbuf *o)
 {
 	ob_flush(o);
-	if (fflush(o->f))
+	if (o->f && fflush(o->f))
 		o->err = 1;
 	free(o->buf);
 	o->buf = NULL;
 	return o->err ? -1 : 0;
 }
 
-static inline void ob_room(struct outbuf *o, size_t len)
+/* Room for len more bytes: flush to the file, or grow a memory buffer
+ * (which, if that fails, is emptied and marked failed). */
+static void ob_room(struct outbuf *o, size_t len)
 {
-	if (o->n + len > o->cap)
+	if (o->n + len <= o->cap)
+		return;
+	if (o->f) {
 		ob_flush(o);
+		return;
+	}
+	while (o->n + len > o->cap)
+		if (vec_grow((void **)&o->buf, &o->cap, 1)) {
+			o->err = 1;
+			o->n = 0;
+			return;
+		}
 }
 
 void ob_write_slow(struct outbuf *o, const char *s, size_t len)
 {
-	if (len > o->cap / 2) {
+	if (o->f && len > o->cap / 2) {
 		ob_flush(o);
 		if (fwrite(s, 1, len, o->f) != len)
 			o->err = 1;
@@ -222,4 +238,85 @@ void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how)
 		}
 		i++;
 	}
+}
+
+/* ---- items written on two threads ------------------------------------ */
+
+#define ITEMS_PER_CHUNK 4096
+
+struct items {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct outbuf mem[2];	/* the helper's last two chunks */
+	size_t done, taken;	/* helper chunks written / copied out */
+	size_t n, nchunks;
+	ob_item_fn fn;
+	void *ctx;
+};
+
+static void write_chunk(struct items *it, struct outbuf *o, size_t k)
+{
+	size_t end = (k + 1) * ITEMS_PER_CHUNK < it->n ? (k + 1) * ITEMS_PER_CHUNK : it->n;
+
+	for (size_t i = k * ITEMS_PER_CHUNK; i < end; i++)
+		it->fn(it->ctx, o, i);
+}
+
+/* The helper: odd chunks, each into the older of its two buffers once
+ * the caller has copied that one out. */
+static void *write_odd_chunks(void *arg)
+{
+	struct items *it = arg;
+
+	for (size_t m = 0; 2 * m + 1 < it->nchunks; m++) {
+		pthread_mutex_lock(&it->lock);
+		while (m >= it->taken + 2)
+			pthread_cond_wait(&it->changed, &it->lock);
+		pthread_mutex_unlock(&it->lock);
+		struct outbuf *b = &it->mem[m % 2];
+		b->n = 0;
+		write_chunk(it, b, 2 * m + 1);
+		pthread_mutex_lock(&it->lock);
+		it->done = m + 1;
+		pthread_cond_broadcast(&it->changed);
+		pthread_mutex_unlock(&it->lock);
+	}
+	return NULL;
+}
+
+void ob_write_items(struct outbuf *o, size_t n, ob_item_fn fn, void *ctx)
+{
+	struct items it = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { { 0 } },
+			    0, 0, n, (n + ITEMS_PER_CHUNK - 1) / ITEMS_PER_CHUNK, fn, ctx };
+	pthread_t t;
+
+	if (it.nchunks < 2 || ob_init(&it.mem[0], NULL) || ob_init(&it.mem[1], NULL) ||
+	    pthread_create(&t, NULL, write_odd_chunks, &it)) {
+		free(it.mem[0].buf);
+		free(it.mem[1].buf);
+		for (size_t i = 0; i < n; i++)
+			fn(ctx, o, i);
+		return;
+	}
+	for (size_t k = 0; k < it.nchunks; k++) {
+		if (k % 2 == 0) {
+			write_chunk(&it, o, k);
+			continue;
+		}
+		size_t m = k / 2;
+		pthread_mutex_lock(&it.lock);
+		while (it.done <= m)
+			pthread_cond_wait(&it.changed, &it.lock);
+		pthread_mutex_unlock(&it.lock);
+		ob_write(o, it.mem[m % 2].buf, it.mem[m % 2].n);
+		if (it.mem[m % 2].err)
+			o->err = 1;
+		pthread_mutex_lock(&it.lock);
+		it.taken = m + 1;
+		pthread_cond_broadcast(&it.changed);
+		pthread_mutex_unlock(&it.lock);
+	}
+	pthread_join(t, NULL);
+	free(it.mem[0].buf);
+	free(it.mem[1].buf);
 }

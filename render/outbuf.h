@@ -19,6 +19,7 @@ struct outbuf {
 	int err;
 };
 
+/* f NULL: a memory buffer that grows and keeps everything written */
 int ob_init(struct outbuf *o, FILE *f);
 int ob_finish(struct outbuf *o);	/* flush and free; -1 on a write error */
 void ob_flush(struct outbuf *o);
@@ -49,6 +50,15 @@ int fg_round_fixed(double v, int decimals, long long *out);
 void ob_scaled(struct outbuf *o, long long r, int decimals, int negative);
 /* Perl's number formatting of a double */
 void ob_perlnum(struct outbuf *o, double v);
+
+/*
+ * Write items 0..n-1 in order, fn(ctx, ob, i) writing item i to ob, on two
+ * threads: the items are cut into chunks; the caller writes the even ones
+ * to o, a second thread the odd ones into memory, copied to o in turn.
+ * fn is called on both threads at once and must allow it.
+ */
+typedef void (*ob_item_fn)(void *ctx, struct outbuf *ob, size_t i);
+void ob_write_items(struct outbuf *o, size_t n, ob_item_fn fn, void *ctx);
 
 enum ob_escape {
 	OB_ESC_TEXT,	/* & < > */

@@ -291,10 +291,9 @@ static const char *frame_fill(struct ctx *c, const struct fg_node *nd, char *buf
 	return c->colour[nd->frame];
 }
 
-static void write_frame(struct ctx *c, const struct fg_node *nd)
+static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *nd)
 {
 	const struct fg_options *o = c->o;
-	struct outbuf *ob = &c->ob;
 	size_t len;
 	const char *name = fg_frame_name(c->s, nd->frame, &len);
 	int root = nd->frame == 0 && nd->depth == 0;
@@ -424,6 +423,44 @@ static void write_frame(struct ctx *c, const struct fg_node *nd)
 	}
 	ob_puts(ob, "</text>\n");
 	ob_puts(ob, link ? "</a>\n" : "</g>\n");
+}
+
+struct frames_job {
+	struct ctx *c;
+	const uint32_t *order;
+	size_t n;
+};
+
+static void write_item(void *ctx, struct outbuf *ob, size_t i)
+{
+	const struct frames_job *j = ctx;
+	const struct fg_node *nodes = j->c->flow.nodes;
+
+	if (i + 8 < j->n)
+		__builtin_prefetch(&nodes[j->order[i + 8]]);
+	write_frame(j->c, ob, &nodes[j->order[i]]);
+}
+
+/*
+ * The frames, in order.  Two threads write them when every fill is a
+ * function of the frame alone: the fills are worked out first, so the
+ * threads only read.  --cp and --random keep one thread (palette.map
+ * entries and random colours come in drawing order).
+ */
+static void write_frames(struct ctx *c, const uint32_t *order, size_t n)
+{
+	struct frames_job j = { c, order, n };
+	char buf[48];
+
+	if (c->o->cp || c->vmode == FG_V_RANDOM) {
+		for (size_t i = 0; i < n; i++)
+			write_item(&j, &c->ob, i);
+		return;
+	}
+	for (size_t i = 0; i < c->flow.n; i++)
+		if (!c->flow.nodes[i].dropped)
+			frame_fill(c, &c->flow.nodes[i], buf, sizeof(buf));
+	ob_write_items(&c->ob, n, write_item, &j);
 }
 
 static int write_error_svg(struct ctx *c)
@@ -589,8 +626,7 @@ static int render(struct ctx *c)
 	uint32_t *order = order_nodes(f, depthmax, &nkeep);
 	if (!order)
 		return -1;
-	for (size_t i = 0; i < nkeep; i++)
-		write_frame(c, &f->nodes[order[i]]);
+	write_frames(c, order, nkeep);
 	free(order);
 	ob_puts(&c->ob, "</g>\n</svg>\n");
 	return FG_EXIT_OK;

@@ -2,9 +2,10 @@
 /*
  * unit_render.c - unit tests of the render/ library's modules on their own:
  * Perl number rules, UTF-8 helpers, the folded-line grammar, the option
- * parser, palettes and the in-memory stack set.  Prints PASS:/FAIL: lines.
+ * parser, palettes, the in-memory stack set and the two-thread writer.  Prints PASS:/FAIL: lines.
  */
 #include "fg.h"
+#include "outbuf.h"
 #include "palette.h"
 #include "pnum.h"
 #include "stacks.h"
@@ -260,6 +261,46 @@ static void test_add_equals_line(void)
 	}
 }
 
+/* item i: its number, and every 997th a 300 KB run (memory buffers grow) */
+static void write_test_item(void *ctx, struct outbuf *ob, size_t i)
+{
+	static char big[300000];
+
+	(void)ctx;
+	if (!big[0])
+		memset(big, 'x', sizeof(big));
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%zu;", i);
+	ob_write(ob, num, (size_t)n);
+	if (i % 997 == 0)
+		ob_write(ob, big, sizeof(big));
+}
+
+static void test_outbuf_items(void)
+{
+	const size_t counts[] = { 0, 1, 4096, 4097, 20000, 50001 };
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+		char *x = NULL, *y = NULL, name[64];
+		size_t xl = 0, yl = 0;
+		FILE *fx = open_memstream(&x, &xl), *fy = open_memstream(&y, &yl);
+		struct outbuf a, b;
+		ob_init(&a, fx);
+		ob_write_items(&a, counts[c], write_test_item, NULL);
+		int ea = ob_finish(&a);
+		ob_init(&b, fy);
+		for (size_t i = 0; i < counts[c]; i++)
+			write_test_item(NULL, &b, i);
+		int eb = ob_finish(&b);
+		fclose(fx);
+		fclose(fy);
+		snprintf(name, sizeof(name), "ob_write_items: %zu items in order", counts[c]);
+		check(!ea && !eb && xl == yl && !memcmp(x, y, xl), name, "output differs");
+		free(x);
+		free(y);
+	}
+}
+
 int main(void)
 {
 	test_pnum();
@@ -269,5 +310,6 @@ int main(void)
 	test_palette();
 	test_render();
 	test_add_equals_line();
+	test_outbuf_items();
 	return failed;
 }

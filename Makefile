@@ -66,7 +66,7 @@ $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)/bpf
 $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/src/%.o: src/%.c src/*.h render/fg.h $(BPF_SKEL) | $(OUT)/src
+$(OUT)/src/%.o: src/%.c src/*.h render/*.h $(BPF_SKEL) | $(OUT)/src
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
 
 $(BIN): $(SRC_OBJ) $(OUT)/librender.a

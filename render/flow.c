@@ -80,7 +80,9 @@ struct state {
 	int chain;
 	double mwt;		/* minwidth in count units */
 	uint32_t dashdash;
-	struct ids prev, cur, parts;
+	struct ids prev, cur;
+	struct ids g;		/* chain: the last line's fields, rewritten in place */
+	struct ids divs;	/* chain: positions of its ";--;" dividers */
 	struct opening *open;	/* a stack of runs */
 	size_t nopen, open_cap;
 	struct pnum t;
@@ -220,11 +222,11 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth, const s
 	return 0;
 }
 
-/* One flow() call: close what differs from the previous line, open the new. */
-static int flow(struct state *st, const struct pnum *d)
+/* One flow() call: close what differs from the previous line, open the
+ * new.  The first `same` frames are known to be equal. */
+static int flow(struct state *st, const struct pnum *d, size_t same)
 {
 	struct ids *a = &st->prev, *b = &st->cur;
-	size_t same = 0;
 
 	while (same < a->n && same < b->n && a->v[same] == b->v[same])
 		same++;
@@ -252,50 +254,74 @@ static int flow(struct state *st, const struct pnum *d)
 	return 0;
 }
 
-/* Perl: split(";--;", stack), annotate later parts, join again (spec §3.3). */
-static int chain_rewrite(struct state *st, const uint32_t *f, size_t n, struct ids *out)
+/*
+ * Perl: split(";--;", stack), annotate later parts, join again (spec
+ * §3.3).  Field i keeps its position: it becomes "--" where it divides
+ * (a "--" field with a ';' on both sides, not right after the previous
+ * divider), itself before the first divider, its waker name ("_[w]")
+ * after.  Fields [0, same) are the last line's, so their rewrite in g
+ * and their dividers are kept.
+ */
+static int chain_fields(struct state *st, const uint32_t *f, size_t n, size_t same)
 {
-	struct ids *part = &st->parts;	/* index of each part's first field */
-	size_t lastm = (size_t)-1;
+	struct ids *g = &st->g, *divs = &st->divs;
 	uint32_t dd = st->dashdash;
 
-	part->n = 0;
-	if (ids_push(part, 0))
+	if (same > g->n)
+		same = g->n;
+	while (divs->n && divs->v[divs->n - 1] >= same)
+		divs->n--;
+	g->n = same;
+	if (ids_reserve(g, n - same))
 		return -1;
-	/* a "--" field with a ';' on both sides not used by the previous match */
-	for (size_t i = 1; dd != FG_NONE && i + 1 < n; i++) {
-		if (f[i] == dd && (lastm == (size_t)-1 || i - 1 != lastm)) {
-			if (ids_push(part, i + 1))
+	for (size_t i = same; i < n; i++) {
+		if (dd != FG_NONE && f[i] == dd && i >= 1 && i + 1 < n &&
+		    (!divs->n || divs->v[divs->n - 1] != i - 1)) {
+			if (ids_push(divs, i))
 				return -1;
-			lastm = i;
+			g->v[i] = dd;
+		} else if (divs->n) {
+			if ((g->v[i] = fg_frame_waker(st->s, f[i])) == FG_NONE)
+				return -1;
+		} else {
+			g->v[i] = f[i];
 		}
 	}
-	size_t np = part->n;
-#define PART_END(k) ((k) + 1 < np ? part->v[(k) + 1] - 1 : n)
-	/* split drops trailing empty parts (a single empty field) */
-	while (np && PART_END(np - 1) - part->v[np - 1] == 1 && f[part->v[np - 1]] == 0)
+	g->n = n;
+	return 0;
+}
+
+/* The rewritten line after the root: split drops trailing empty parts
+ * (a single empty field each); with one part left, join leaves ";--;"
+ * and an empty field after it, with none, a lone empty field before. */
+static int chain_rewrite(struct state *st, const uint32_t *f, size_t n, size_t same,
+			 struct ids *out)
+{
+	const struct ids *divs = &st->divs;
+
+	if (chain_fields(st, f, n, same))
+		return -1;
+	size_t np = divs->n + 1;
+#define PART_START(k) ((k) ? divs->v[(k) - 1] + 1 : 0)
+#define PART_END(k) ((k) + 1 < np ? divs->v[k] : n)
+	while (np && PART_END(np - 1) - PART_START(np - 1) == 1 && f[PART_START(np - 1)] == 0)
 		np--;
-	if (dd == FG_NONE && (dd = st->dashdash = fg_frame_intern(st->s, "--", 2)) == FG_NONE)
+	size_t end = np ? PART_END(np - 1) : 0;
+#undef PART_START
+#undef PART_END
+	if (st->dashdash == FG_NONE &&
+	    (st->dashdash = fg_frame_intern(st->s, "--", 2)) == FG_NONE)
+		return -1;
+	if (ids_reserve(out, end + 3))
 		return -1;
 	if (!np)	/* undef . ";--;" */
-		return ids_push(out, 0) || ids_push(out, dd) || ids_push(out, 0);
-	for (size_t i = 0; i < PART_END(0); i++)
-		if (ids_push(out, f[i]))
-			return -1;
-	if (ids_push(out, dd))
-		return -1;
-	if (np == 1)	/* first . ";--;" leaves an empty last field */
-		return ids_push(out, 0);
-	for (size_t k = 1; k < np; k++) {
-		if (k > 1 && ids_push(out, dd))
-			return -1;
-		for (size_t i = part->v[k]; i < PART_END(k); i++) {
-			uint32_t w = fg_frame_waker(st->s, f[i]);
-			if (w == FG_NONE || ids_push(out, w))
-				return -1;
-		}
+		out->v[out->n++] = 0;
+	memcpy(out->v + out->n, st->g.v, end * sizeof(*out->v));
+	out->n += end;
+	if (np <= 1) {	/* first . ";--;" leaves an empty last field */
+		out->v[out->n++] = st->dashdash;
+		out->v[out->n++] = 0;
 	}
-#undef PART_END
 	return 0;
 }
 
@@ -309,7 +335,7 @@ static int on_line(void *ctx, const struct fg_line *l)
 	if (ids_push(cur, 0))	/* the root */
 		return -1;
 	if (st->chain) {
-		if (chain_rewrite(st, l->fields, l->nfields, cur))
+		if (chain_rewrite(st, l->fields, l->nfields, l->same, cur))
 			return -1;
 	} else {
 		if (ids_reserve(cur, l->nfields + 1))
@@ -328,7 +354,15 @@ static int on_line(void *ctx, const struct fg_line *l)
 			st->out->maxdelta = ad;
 		d = &delta;
 	}
-	if (flow(st, d))
+	/* the first same fields are the last line's: so is their rewrite
+	 * (a field's depends only on the fields before it, and the last
+	 * field differs), up to where either line was cut short */
+	size_t same = 1 + l->same;
+	if (same > st->prev.n)
+		same = st->prev.n;
+	if (same > cur->n)
+		same = cur->n;
+	if (flow(st, d, same))
 		return -1;
 	/* identical lines: T += width once per line, exactly as Perl adds */
 	if (!width.is_nv && !st->t.is_nv &&
@@ -378,12 +412,13 @@ int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidt
 		ret = fg_stacks_walk(s, !flamechart, 0, on_line, &st);
 	if (!ret) {
 		st.cur.n = 0;
-		ret = flow(&st, NULL);
+		ret = flow(&st, NULL, 0);
 	}
 	out->total = st.t;
 	free(st.prev.v);
 	free(st.cur.v);
-	free(st.parts.v);
+	free(st.g.v);
+	free(st.divs.v);
 	free(st.open);
 	fg_idtab_free(&st.gtab);
 	return ret;

@@ -5,6 +5,7 @@
  * See stacks.h for why a trie of tokens gives flamegraph.pl's line order.
  */
 #include "stacks.h"
+#include "mkqs.h"
 #include "utf8.h"
 #include "vec.h"
 
@@ -26,13 +27,6 @@ struct frame {
 	uint32_t waker;		/* id of name + "_[w]", FG_NONE until asked */
 };
 
-
-/* A key for the multikey quicksort: a sequence of bytes or of ranks. */
-struct item {
-	const void *p;
-	uint32_t len;
-	uint32_t idx;
-};
 
 struct line {
 	uint64_t off;		/* first token id in seq */
@@ -66,7 +60,7 @@ struct fg_stacks {
 	VEC(struct fg_leafinfo) leaves;
 	VEC(uint32_t) seq;	/* token ids of all lines (ranks once ranked) */
 	VEC(struct line) lines;	/* input order */
-	struct item *sorted;	/* the lines in sorted order, once sorted */
+	struct fg_sortkey *sorted;	/* the lines in sorted order, once sorted */
 	uint32_t *rank_frame;	/* frame id of each token rank */
 	uint32_t *rank_leaf;	/* leaf info of each token rank */
 	size_t nignored;
@@ -310,22 +304,81 @@ static int parse_line(const char *s, size_t len, struct parsed *p)
 	return 0;
 }
 
-/* memcmp() == 0 for the short strings tokens are, without a call */
+/* memcmp() == 0 for the short strings tokens are, without a call: words,
+ * the last one overlapping the one before */
 static inline int bytes_equal(const char *a, const char *b, size_t len)
 {
-	size_t i = 0;
+	uint64_t x, y;
 
-	for (; i + 8 <= len; i += 8) {
-		uint64_t x, y;
+	if (len < 8) {
+		for (size_t i = 0; i < len; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (size_t i = 0; i + 8 < len; i += 8) {
 		memcpy(&x, a + i, 8);
 		memcpy(&y, b + i, 8);
 		if (x != y)
 			return 0;
 	}
-	for (; i < len; i++)
-		if (a[i] != b[i])
-			return 0;
-	return 1;
+	memcpy(&x, a + len - 8, 8);
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
+}
+
+/*
+ * The hash of a frame token ("name;"), made a little-endian word at a
+ * time: words with no ';' are mixed in, the word with the ';' that ends
+ * the token is mixed in cut after it.  store_line() finds the ';'s in
+ * the same words it hashes; tok_hash() hashes a token known whole.
+ */
+#define TOK_SEED 0x9E3779B97F4A7C15ULL
+#define SEMIS 0x3b3b3b3b3b3b3b3bULL	/* ';' in every byte */
+#define LOW_ONES 0x0101010101010101ULL
+#define HIGH_BITS 0x8080808080808080ULL
+
+static inline uint64_t load_le(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+/* the n <= 8 bytes at p (the end of a line or token), zero-padded */
+static inline uint64_t load_le_tail(const char *p, size_t n)
+{
+	char b[8] = { 0 };
+
+	memcpy(b, p, n);
+	return load_le(b);
+}
+
+static inline uint64_t tok_step(uint64_t h, uint64_t w)
+{
+	return fg_mix(h ^ w, 0x8ebc6af09c88c6e3ULL);
+}
+
+/* the final word, of which the first nb bytes (1..8) belong to the token */
+static inline uint32_t tok_last(uint64_t h, uint64_t w, unsigned nb)
+{
+	if (nb < 8)
+		w &= (1ULL << (8 * nb)) - 1;
+	return fg_h32(fg_mix(h ^ w, 0x1d8e4e27c47d124fULL));
+}
+
+static uint32_t tok_hash(const char *b, size_t len)
+{
+	uint64_t h = TOK_SEED;
+	size_t i = 0;
+
+	for (; i + 8 < len; i += 8)
+		h = tok_step(h, load_le(b + i));
+	return tok_last(h, load_le_tail(b + i, len - i), len - i);
 }
 
 /* The bytes of a token: non-final ones live in the hot arena. */
@@ -462,20 +515,32 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 		if (k)
 			pos = s->prev_end.v[k - 1];
 	}
-	/* the frame tokens: find them and hash them first, fetching their
-	 * table slots ahead, then look them up */
+	/* the frame tokens: find their ends and hash them in one pass over
+	 * the line's words, fetching their table slots ahead, then look them
+	 * up.  No ';' follows the stack in a line (only spaces and counts). */
 	s->prev_end.n = k;
 	s->hashes.n = 0;
-	for (size_t start = pos;;) {
-		const char *semi = memchr(line + start, ';', p->stack_len - start);
-		if (!semi)
-			break;
-		size_t end = semi - line + 1;
-		uint32_t h = fg_h32(fg_hash_bytes(line + start, end - start));
-		__builtin_prefetch(&s->hot[h & s->hotmask]);
-		if (VEC_PUSH(s->prev_end, (uint32_t)end) || VEC_PUSH(s->hashes, h))
+	uint64_t h = TOK_SEED;
+	for (size_t at = pos; at < p->stack_len;) {
+		uint64_t w = at + 8 <= len ? load_le(line + at) : load_le_tail(line + at, len - at);
+		uint64_t x = w ^ SEMIS, semi = (x - LOW_ONES) & ~x & HIGH_BITS;
+		if (!semi) {
+			h = tok_step(h, w);
+			at += 8;
+			continue;
+		}
+		unsigned nb = (__builtin_ctzll(semi) >> 3) + 1;	/* the first ';' ends the token */
+		uint32_t th = tok_last(h, w, nb);
+		at += nb;
+		__builtin_prefetch(&s->hot[th & s->hotmask]);
+		if (VEC_PUSH(s->prev_end, (uint32_t)at) || VEC_PUSH(s->hashes, th))
 			return -1;
-		start = end;
+		h = TOK_SEED;
+	}
+	for (size_t i = 0; i < s->hashes.n; i++) {	/* and their likely bytes */
+		const struct hotslot *e = &s->hot[s->hashes.v[i] & s->hotmask];
+		if (e->h == s->hashes.v[i])
+			__builtin_prefetch(s->hotarena.v + e->off);
 	}
 	for (size_t i = 0; i < s->hashes.n; i++) {
 		size_t end = s->prev_end.v[k + i];
@@ -637,7 +702,7 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *
 		if (frame_token(s, frames[i], lens[i], ";", 1, &flen))
 			return -1;
 		uint32_t t = tok_intern(s, s->scratch.v, flen + 1, flen, NULL,
-				       fg_h32(fg_hash_bytes(s->scratch.v, flen + 1)));
+				       tok_hash(s->scratch.v, flen + 1));
 		if (t == FG_NONE || VEC_PUSH(s->seq, t))
 			return -1;
 	}
@@ -703,7 +768,7 @@ int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
 		const struct fg_leafinfo *li = k->leaf == FG_NONE ? NULL : &src->leaves.v[k->leaf];
 		const char *b = tok_bytes(src, k);
 		map[i] = tok_intern(dst, b, k->len, src->frames.v[k->frame].len, li,
-				    li ? 0 : fg_h32(fg_hash_bytes(b, k->len)));
+				    li ? 0 : tok_hash(b, k->len));
 		if (map[i] == FG_NONE)
 			goto out;
 	}
@@ -739,107 +804,11 @@ out:
 
 /* ---- walks ---------------------------------------------------------- */
 
-/*
- * Multikey quicksort (Bentley & Sedgewick) of keys that are sequences
- * (token bytes, or a line's token ranks): shared prefixes are compared
- * once per partition, not once per comparison.  One definition, made for
- * both element types by the macro below.
- */
-
-struct part {
-	size_t lo, n, d;
-};
-
-static inline uint32_t key_u8(const struct item *it, size_t d)
-{
-	return d < it->len ? ((const unsigned char *)it->p)[d] + 1u : 0;
-}
-
-static inline uint32_t key_u32(const struct item *it, size_t d)
-{
-	return d < it->len ? ((const uint32_t *)it->p)[d] + 1u : 0;
-}
-
-static void swap_items(struct item *a, struct item *b)
-{
-	struct item t = *a;
-	*a = *b;
-	*b = t;
-}
-
-#define MKQS_DEFINE(NAME, KEY, ESIZE)							\
-static int NAME(struct item *a, size_t total)					\
-{										\
-	struct part *st = NULL;							\
-	size_t nst = 0, cap = 0;						\
-	struct part cur = { 0, total, 0 };					\
-										\
-	for (;;) {								\
-		while (cur.n > 12) {						\
-			struct item *x = a + cur.lo;				\
-			size_t n = cur.n, d = cur.d;				\
-			uint32_t k0 = KEY(&x[0], d), k1 = KEY(&x[n / 2], d),	\
-				 k2 = KEY(&x[n - 1], d);			\
-			uint32_t v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
-					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
-			size_t lt = 0, i = 0, gt = n;				\
-			while (i < gt) {					\
-				if (i + 8 < gt)	/* fetch keys ahead */	\
-					__builtin_prefetch((const char *)x[i + 8].p + d * (ESIZE)); \
-				uint32_t k = KEY(&x[i], d);			\
-				if (k < v)					\
-					swap_items(&x[lt++], &x[i++]);		\
-				else if (k > v)					\
-					swap_items(&x[i], &x[--gt]);		\
-				else						\
-					i++;					\
-			}							\
-			if (nst + 2 > cap) {					\
-				cap = cap ? cap * 2 : 256;			\
-				struct part *ns = realloc(st, cap * sizeof(*st)); \
-				if (!ns) {					\
-					free(st);				\
-					return -1;				\
-				}						\
-				st = ns;					\
-			}							\
-			if (lt > 1)						\
-				st[nst++] = (struct part){ cur.lo, lt, d };	\
-			if (n - gt > 1)						\
-				st[nst++] = (struct part){ cur.lo + gt, n - gt, d }; \
-			if (v == 0)	/* equal keys: done */			\
-				cur.n = 0;					\
-			else							\
-				cur = (struct part){ cur.lo + lt, gt - lt, d + 1 }; \
-		}								\
-		for (size_t i = 1; i < cur.n; i++) {	/* insertion sort */	\
-			struct item *x = a + cur.lo;				\
-			for (size_t j = i; j > 0; j--) {			\
-				size_t d = cur.d;				\
-				uint32_t ka, kb;				\
-				while ((ka = KEY(&x[j - 1], d)) == (kb = KEY(&x[j], d)) && ka) \
-					d++;					\
-				if (ka <= kb)					\
-					break;					\
-				swap_items(&x[j - 1], &x[j]);			\
-			}							\
-		}								\
-		if (!nst)							\
-			break;							\
-		cur = st[--nst];						\
-	}									\
-	free(st);								\
-	return 0;								\
-}
-
-MKQS_DEFINE(mkqs_bytes, key_u8, 1)
-MKQS_DEFINE(mkqs_ranks, key_u32, 4)
-
 /* Give tokens their rank in byte order and rewrite the lines as ranks. */
 static int rank_tokens(struct fg_stacks *s)
 {
 	size_t n = s->toks.n;
-	struct item *it = malloc((n + 1) * sizeof(*it));
+	struct fg_sortkey *it = malloc((n + 1) * sizeof(*it));
 	uint32_t *rank = malloc((n + 1) * sizeof(*rank));
 
 	s->rank_frame = malloc((n + 1) * sizeof(*s->rank_frame));
@@ -850,8 +819,8 @@ static int rank_tokens(struct fg_stacks *s)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct item){ tok_bytes(s, &s->toks.v[i]), s->toks.v[i].len, i };
-	if (mkqs_bytes(it, n)) {
+		it[i] = (struct fg_sortkey){ tok_bytes(s, &s->toks.v[i]), s->toks.v[i].len, i };
+	if (fg_sort_bytes(it, n)) {
 		free(it);
 		free(rank);
 		return -1;
@@ -876,20 +845,40 @@ static int rank_tokens(struct fg_stacks *s)
 static int sort_lines(struct fg_stacks *s)
 {
 	size_t n = s->lines.n;
-	struct item *it = malloc((n + 1) * sizeof(*it));
+	struct fg_sortkey *it = malloc((n + 1) * sizeof(*it));
 
 	if (!it)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct item){ s->seq.v + s->lines.v[i].off, s->lines.v[i].n, i };
+		it[i] = (struct fg_sortkey){ s->seq.v + s->lines.v[i].off, s->lines.v[i].n, i };
 	s->sorted = it;	/* kept: the walk reads the sequences straight from it */
-	return mkqs_ranks(it, n);
+	return fg_sort_ranks(it, n);
 }
 
+/* How many leading entries a and b share. */
+static size_t common_prefix(const uint32_t *a, const uint32_t *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 2 <= n; i += 2) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (a[i] == b[i]);
+	}
+	return i < n && a[i] == b[i] ? i + 1 : i;
+}
+
+/*
+ * Equal ranks are equal tokens, so a line's fields are worked out only
+ * after the ranks it shares with the line before (fields keeps them).
+ */
 int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx)
 {
 	uint32_t *fields = NULL;
-	size_t cap = 0, n = s->lines.n;
+	const uint32_t *prev = NULL;
+	size_t cap = 0, n = s->lines.n, plen = 0;
 	int ret = 0;
 
 	if (!s->ranked && rank_tokens(s))
@@ -903,7 +892,7 @@ int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn 
 			r = s->sorted[i].p;
 			len = s->sorted[i].len;
 			if (i + 4 < n) {	/* fetch the lines ahead */
-				const struct item *ahead = &s->sorted[i + 4];
+				const struct fg_sortkey *ahead = &s->sorted[i + 4];
 				const uint32_t *ar = ahead->p;
 				__builtin_prefetch(ar + (leaves_only ? ahead->len - 1 : 0));
 				for (size_t b = 16; !leaves_only && b < ahead->len; b += 16)
@@ -922,12 +911,17 @@ int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn 
 			}
 			fields = nf;
 		}
-		if (!leaves_only)
-			for (size_t k = 0; k < len; k++)
+		size_t same = 0;
+		if (!leaves_only) {
+			same = prev ? common_prefix(prev, r, len < plen ? len : plen) : 0;
+			for (size_t k = same; k < len; k++)
 				fields[k] = s->rank_frame[r[k]];
-		struct fg_line fl = { fields, leaves_only ? 0 : len,
+		}
+		struct fg_line fl = { fields, leaves_only ? 0 : len, same,
 				      &s->leaves.v[s->rank_leaf[r[len - 1]]], 1 };
 		ret = fn(ctx, &fl);
+		prev = r;
+		plen = len;
 	}
 	free(fields);
 	return ret;

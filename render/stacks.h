@@ -38,6 +38,7 @@ struct fg_line {
 	const uint32_t *fields;	/* frame ids of the ';'-split stack, root first,
 				 * trailing empty fields NOT yet dropped */
 	size_t nfields;
+	size_t same;		/* fields[0..same) are the previous line's */
 	const struct fg_leafinfo *info;
 	uint64_t mult;		/* how many identical lines */
 };

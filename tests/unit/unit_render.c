@@ -2,9 +2,11 @@
 /*
  * unit_render.c - unit tests of the render/ library's modules on their own:
  * Perl number rules, UTF-8 helpers, the folded-line grammar, the option
- * parser, palettes, the in-memory stack set and the two-thread writer.  Prints PASS:/FAIL: lines.
+ * parser, palettes, the in-memory stack set, the sort and the two-thread
+ * writer.  Prints PASS:/FAIL: lines.
  */
 #include "fg.h"
+#include "mkqs.h"
 #include "outbuf.h"
 #include "palette.h"
 #include "pnum.h"
@@ -301,6 +303,50 @@ static void test_outbuf_items(void)
 	}
 }
 
+static int cmp_ranks(const void *x, const void *y)
+{
+	const struct fg_sortkey *a = x, *b = y;
+	const uint32_t *p = a->p, *q = b->p;
+
+	for (size_t i = 0; i < a->len && i < b->len; i++)
+		if (p[i] != q[i])
+			return p[i] < q[i] ? -1 : 1;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Sequences sharing long prefixes (a few values per position), on one
+ * thread and on two, against qsort. */
+static void test_sort(void)
+{
+	const size_t counts[] = { 5, 100, 5000, 100000 };
+	uint64_t rng = 42;
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+		size_t n = counts[c];
+		uint32_t *seq = malloc(n * 40 * sizeof(*seq));
+		struct fg_sortkey *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+		for (size_t i = 0; i < n; i++) {
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint32_t len = (uint32_t)(rng >> 59) + 8;	/* 8..39 */
+			for (uint32_t k = 0; k < len; k++) {
+				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+				seq[i * 40 + k] = k < 6 ? (uint32_t)(rng >> 62) % 2 : (uint32_t)(rng >> 61);
+			}
+			a[i] = b[i] = (struct fg_sortkey){ seq + i * 40, len, (uint32_t)i };
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "fg_sort_ranks: %zu sequences", n);
+		int ok = !fg_sort_ranks(a, n);
+		qsort(b, n, sizeof(*b), cmp_ranks);
+		for (size_t i = 0; ok && i < n; i++)
+			ok = !cmp_ranks(&a[i], &b[i]);
+		check(ok, name, "order differs from qsort");
+		free(seq);
+		free(a);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	test_pnum();
@@ -311,5 +357,6 @@ int main(void)
 	test_render();
 	test_add_equals_line();
 	test_outbuf_items();
+	test_sort();
 	return failed;
 }

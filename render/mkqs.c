@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * mkqs.c - multikey quicksort (Bentley & Sedgewick) of sequence keys:
+ * shared prefixes are compared once per partition, not once per
+ * comparison.  One definition, made for both element types by a macro.
+ * A large sort is split first: the partitions it leaves are then sorted
+ * by two threads, largest first.
+ */
+#include "mkqs.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct part {
+	size_t lo, n, d;	/* items lo..lo+n-1, equal up to depth d */
+};
+
+struct parts {
+	struct part *v;
+	size_t n, cap;
+};
+
+static int parts_push(struct parts *p, struct part x)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		struct part *v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = x;
+	return 0;
+}
+
+static inline uint32_t key_u8(const struct fg_sortkey *it, size_t d)
+{
+	return d < it->len ? ((const unsigned char *)it->p)[d] + 1u : 0;
+}
+
+static inline uint32_t key_u32(const struct fg_sortkey *it, size_t d)
+{
+	return d < it->len ? ((const uint32_t *)it->p)[d] + 1u : 0;
+}
+
+static void swap_items(struct fg_sortkey *a, struct fg_sortkey *b)
+{
+	struct fg_sortkey t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * NAME(a, part, defer, out): sort a partition of a.  With an out list,
+ * partitions of 13 to defer items are put there unsorted instead.
+ */
+#define MKQS_DEFINE(NAME, KEY, ESIZE)							\
+static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct parts *out) \
+{										\
+	struct parts st = { 0 };						\
+										\
+	for (;;) {								\
+		while (cur.n > 12 && !(out && cur.n <= defer)) {		\
+			struct fg_sortkey *x = a + cur.lo;			\
+			size_t n = cur.n, d = cur.d;				\
+			uint32_t k0 = KEY(&x[0], d), k1 = KEY(&x[n / 2], d),	\
+				 k2 = KEY(&x[n - 1], d);			\
+			uint32_t v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
+					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
+			size_t lt = 0, i = 0, gt = n;				\
+			while (i < gt) {					\
+				if (i + 8 < gt)	/* fetch keys ahead */	\
+					__builtin_prefetch((const char *)x[i + 8].p + d * (ESIZE)); \
+				uint32_t k = KEY(&x[i], d);			\
+				if (k < v)					\
+					swap_items(&x[lt++], &x[i++]);		\
+				else if (k > v)					\
+					swap_items(&x[i], &x[--gt]);		\
+				else						\
+					i++;					\
+			}							\
+			if ((lt > 1 && parts_push(&st, (struct part){ cur.lo, lt, d })) || \
+			    (n - gt > 1 &&					\
+			     parts_push(&st, (struct part){ cur.lo + gt, n - gt, d }))) \
+				goto fail;					\
+			if (v == 0)	/* equal keys: done */			\
+				cur.n = 0;					\
+			else							\
+				cur = (struct part){ cur.lo + lt, gt - lt, d + 1 }; \
+		}								\
+		if (cur.n > 12) {	/* left for later */			\
+			if (parts_push(out, cur))				\
+				goto fail;					\
+			cur.n = 0;						\
+		}								\
+		for (size_t i = 1; i < cur.n; i++) {	/* insertion sort */	\
+			struct fg_sortkey *x = a + cur.lo;			\
+			for (size_t j = i; j > 0; j--) {			\
+				size_t d = cur.d;				\
+				uint32_t ka, kb;				\
+				while ((ka = KEY(&x[j - 1], d)) == (kb = KEY(&x[j], d)) && ka) \
+					d++;					\
+				if (ka <= kb)					\
+					break;					\
+				swap_items(&x[j - 1], &x[j]);			\
+			}							\
+		}								\
+		if (!st.n)							\
+			break;							\
+		cur = st.v[--st.n];						\
+	}									\
+	free(st.v);								\
+	return 0;								\
+fail:										\
+	free(st.v);								\
+	return -1;								\
+}
+
+MKQS_DEFINE(mkqs_bytes, key_u8, 1)
+MKQS_DEFINE(mkqs_ranks, key_u32, 4)
+
+typedef int (*mkqs_fn)(struct fg_sortkey *a, struct part cur, size_t defer, struct parts *out);
+
+/* Below this many keys one thread sorts. */
+#define PARALLEL_MIN 32768
+
+struct shared {
+	pthread_mutex_t lock;
+	struct fg_sortkey *a;
+	const struct parts *todo;
+	size_t next;
+	mkqs_fn fn;
+	int err;
+};
+
+static void *sort_parts(void *arg)
+{
+	struct shared *sh = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&sh->lock);
+		size_t i = sh->next++;
+		pthread_mutex_unlock(&sh->lock);
+		if (i >= sh->todo->n)
+			return NULL;
+		if (sh->fn(sh->a, sh->todo->v[i], 0, NULL)) {
+			pthread_mutex_lock(&sh->lock);
+			sh->err = 1;
+			pthread_mutex_unlock(&sh->lock);
+		}
+	}
+}
+
+static int larger_first(const void *x, const void *y)
+{
+	const struct part *a = x, *b = y;
+
+	return a->n < b->n ? 1 : a->n > b->n ? -1 : 0;
+}
+
+static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
+{
+	struct part all = { 0, n, 0 };
+	struct parts todo = { 0 };
+	pthread_t t;
+
+	if (n < PARALLEL_MIN)
+		return fn(a, all, 0, NULL);
+	if (fn(a, all, n / 32, &todo)) {
+		free(todo.v);
+		return -1;
+	}
+	qsort(todo.v, todo.n, sizeof(*todo.v), larger_first);
+	struct shared sh = { PTHREAD_MUTEX_INITIALIZER, a, &todo, 0, fn, 0 };
+	int two = !pthread_create(&t, NULL, sort_parts, &sh);
+	sort_parts(&sh);
+	if (two)
+		pthread_join(t, NULL);
+	free(todo.v);
+	return sh.err ? -1 : 0;
+}
+
+int fg_sort_bytes(struct fg_sortkey *a, size_t n)
+{
+	return sort_keys(a, n, mkqs_bytes);
+}
+
+int fg_sort_ranks(struct fg_sortkey *a, size_t n)
+{
+	return sort_keys(a, n, mkqs_ranks);
+}

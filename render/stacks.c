@@ -6,6 +6,7 @@
  */
 #include "stacks.h"
 #include "mkqs.h"
+#include "tokens.h"
 #include "utf8.h"
 #include "vec.h"
 
@@ -327,60 +328,6 @@ static inline int bytes_equal(const char *a, const char *b, size_t len)
 	return x == y;
 }
 
-/*
- * The hash of a frame token ("name;"), made a little-endian word at a
- * time: words with no ';' are mixed in, the word with the ';' that ends
- * the token is mixed in cut after it.  store_line() finds the ';'s in
- * the same words it hashes; tok_hash() hashes a token known whole.
- */
-#define TOK_SEED 0x9E3779B97F4A7C15ULL
-#define SEMIS 0x3b3b3b3b3b3b3b3bULL	/* ';' in every byte */
-#define LOW_ONES 0x0101010101010101ULL
-#define HIGH_BITS 0x8080808080808080ULL
-
-static inline uint64_t load_le(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return w;
-}
-
-/* the n <= 8 bytes at p (the end of a line or token), zero-padded */
-static inline uint64_t load_le_tail(const char *p, size_t n)
-{
-	char b[8] = { 0 };
-
-	memcpy(b, p, n);
-	return load_le(b);
-}
-
-static inline uint64_t tok_step(uint64_t h, uint64_t w)
-{
-	return fg_mix(h ^ w, 0x8ebc6af09c88c6e3ULL);
-}
-
-/* the final word, of which the first nb bytes (1..8) belong to the token */
-static inline uint32_t tok_last(uint64_t h, uint64_t w, unsigned nb)
-{
-	if (nb < 8)
-		w &= (1ULL << (8 * nb)) - 1;
-	return fg_h32(fg_mix(h ^ w, 0x1d8e4e27c47d124fULL));
-}
-
-static uint32_t tok_hash(const char *b, size_t len)
-{
-	uint64_t h = TOK_SEED;
-	size_t i = 0;
-
-	for (; i + 8 < len; i += 8)
-		h = tok_step(h, load_le(b + i));
-	return tok_last(h, load_le_tail(b + i, len - i), len - i);
-}
-
 /* The bytes of a token: non-final ones live in the hot arena. */
 static const char *tok_bytes(const struct fg_stacks *s, const struct tok *k)
 {
@@ -515,27 +462,21 @@ static int store_line(struct fg_stacks *s, const char *line, size_t len, const s
 		if (k)
 			pos = s->prev_end.v[k - 1];
 	}
-	/* the frame tokens: find their ends and hash them in one pass over
-	 * the line's words, fetching their table slots ahead, then look them
-	 * up.  No ';' follows the stack in a line (only spaces and counts). */
+	/* the frame tokens: find their ends 64 bytes at a time and hash
+	 * them, fetching their table slots ahead, then look them up.  No ';'
+	 * follows the stack in a line (only spaces and counts). */
 	s->prev_end.n = k;
 	s->hashes.n = 0;
-	uint64_t h = TOK_SEED;
-	for (size_t at = pos; at < p->stack_len;) {
-		uint64_t w = at + 8 <= len ? load_le(line + at) : load_le_tail(line + at, len - at);
-		uint64_t x = w ^ SEMIS, semi = (x - LOW_ONES) & ~x & HIGH_BITS;
-		if (!semi) {
-			h = tok_step(h, w);
-			at += 8;
-			continue;
+	for (size_t at = pos, start = pos; at < p->stack_len; at += 64) {
+		uint64_t m = at + 64 <= len ? fg_semis64(line + at) : fg_semis_tail(line + at, len - at);
+		for (; m; m &= m - 1) {
+			size_t end = at + __builtin_ctzll(m) + 1;
+			uint32_t h = fg_tok_hash(line + start, end - start, len - start);
+			__builtin_prefetch(&s->hot[h & s->hotmask]);
+			if (VEC_PUSH(s->prev_end, (uint32_t)end) || VEC_PUSH(s->hashes, h))
+				return -1;
+			start = end;
 		}
-		unsigned nb = (__builtin_ctzll(semi) >> 3) + 1;	/* the first ';' ends the token */
-		uint32_t th = tok_last(h, w, nb);
-		at += nb;
-		__builtin_prefetch(&s->hot[th & s->hotmask]);
-		if (VEC_PUSH(s->prev_end, (uint32_t)at) || VEC_PUSH(s->hashes, th))
-			return -1;
-		h = TOK_SEED;
 	}
 	for (size_t i = 0; i < s->hashes.n; i++) {	/* and their likely bytes */
 		const struct hotslot *e = &s->hot[s->hashes.v[i] & s->hotmask];
@@ -702,7 +643,7 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *
 		if (frame_token(s, frames[i], lens[i], ";", 1, &flen))
 			return -1;
 		uint32_t t = tok_intern(s, s->scratch.v, flen + 1, flen, NULL,
-				       tok_hash(s->scratch.v, flen + 1));
+				       fg_tok_hash(s->scratch.v, flen + 1, flen + 1));
 		if (t == FG_NONE || VEC_PUSH(s->seq, t))
 			return -1;
 	}
@@ -768,7 +709,7 @@ int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
 		const struct fg_leafinfo *li = k->leaf == FG_NONE ? NULL : &src->leaves.v[k->leaf];
 		const char *b = tok_bytes(src, k);
 		map[i] = tok_intern(dst, b, k->len, src->frames.v[k->frame].len, li,
-				    li ? 0 : tok_hash(b, k->len));
+				    li ? 0 : fg_tok_hash(b, k->len, k->len));
 		if (map[i] == FG_NONE)
 			goto out;
 	}

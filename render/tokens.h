@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tokens.h - cutting a folded line into frame tokens ("name;") and
+ * hashing them: the ';'s of 64 bytes at once as a bit mask, and a hash
+ * that needs no loop for the tokens of up to 32 bytes most frames are.
+ */
+#ifndef FG_TOKENS_H
+#define FG_TOKENS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "hashtab.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Bit i set when p[i] is ';', for the 64 bytes at p. */
+static inline uint64_t fg_semis64(const char *p)
+{
+#ifdef __SSE2__
+	const __m128i semi = _mm_set1_epi8(';');
+	uint64_t m = 0;
+
+	for (int k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi)) << (16 * k);
+	}
+	return m;
+#else
+	uint64_t m = 0;
+
+	for (int i = 0; i < 64; i++)
+		m |= (uint64_t)(p[i] == ';') << i;
+	return m;
+#endif
+}
+
+/* The same for the n < 64 bytes at p. */
+static inline uint64_t fg_semis_tail(const char *p, size_t n)
+{
+	char b[64] = { 0 };
+
+	memcpy(b, p, n);
+	return fg_semis64(b);
+}
+
+static inline uint64_t fg_load_le(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+/* Word k of a len-byte string at p, the bytes after len as zeros. */
+static inline uint64_t fg_word_at(const char *p, size_t len, size_t k)
+{
+	static const uint64_t keep[9] = {
+		0, 0xff, 0xffff, 0xffffff, 0xffffffffULL, 0xffffffffffULL,
+		0xffffffffffffULL, 0xffffffffffffffULL, ~0ULL
+	};
+	size_t nb = len > 8 * k ? len - 8 * k : 0;
+
+	return fg_load_le(p + 8 * k) & keep[nb > 8 ? 8 : nb];
+}
+
+/* The hash of the len bytes at p; avail bytes can be read there (reading
+ * 32 at once when it can).  The same bytes always give the same hash. */
+static inline uint32_t fg_tok_hash(const char *p, size_t len, size_t avail)
+{
+	char b[32];
+
+	if (len > 32)
+		return fg_h32(fg_hash_bytes(p, len));
+	if (avail < 32) {
+		memset(b, 0, sizeof(b));
+		memcpy(b, p, len);
+		p = b;
+	}
+	return fg_h32(fg_mix(fg_word_at(p, len, 0) ^ len, fg_word_at(p, len, 1) ^ 0x8ebc6af09c88c6e3ULL) ^
+		      fg_mix(fg_word_at(p, len, 2) ^ 0x1d8e4e27c47d124fULL,
+			     fg_word_at(p, len, 3) ^ 0xe7037ed1a0b428dbULL));
+}
+
+#endif

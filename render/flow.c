@@ -181,15 +181,21 @@ static int group_at(struct state *st)
 	return 0;
 }
 
-static int close_frame(struct state *st, uint32_t frame, uint32_t depth, const struct opening *of)
+/* The width of the frames of a run closing now, for the minwidth test:
+ * integers below 2^53 subtract exactly as doubles. */
+static double run_width(const struct state *st, const struct opening *of)
+{
+	return !st->t.is_nv && st->t.iv < ((__int128)1 << 53) ? st->gend_d - of->sd :
+	       pnum_d(pnum_sub(st->gend_prune, of->start));
+}
+
+static int close_frame(struct state *st, uint32_t frame, uint32_t depth, const struct opening *of,
+		       double w)
 {
 	struct fg_flow *o = st->out;
 	int has_delta = of->has_delta;
 	struct pnum delta = depth == of->leaf ? of->delta : pnum_iv(0);
 
-	/* pruned?  Integers below 2^53 subtract exactly as doubles */
-	double w = !st->t.is_nv && st->t.iv < ((__int128)1 << 53) ? st->gend_d - of->sd :
-		   pnum_d(pnum_sub(st->gend_prune, of->start));
 	if (st->gflows > 1) {
 		/* a node with the same name, depth and end string: Perl keeps
 		 * one entry, with this later start, and tests its width again */
@@ -233,11 +239,22 @@ static int flow(struct state *st, const struct pnum *d, size_t same)
 	if (a->n > same || b->n > same) {
 		if (a->n > same && group_at(st))
 			return -1;
-		for (size_t i = a->n; i-- > same;) {
-			while (st->open[st->nopen - 1].from > i)
+		/* the frames close deepest first, a run at a time; a run
+		 * narrower than minwidth goes at once, unless a node of the
+		 * group might be its frames' twin */
+		for (size_t i = a->n; i > same;) {
+			while (st->open[st->nopen - 1].from > i - 1)
 				st->nopen--;	/* that run is closed */
-			if (close_frame(st, a->v[i], i, &st->open[st->nopen - 1]))
-				return -1;
+			const struct opening *of = &st->open[st->nopen - 1];
+			size_t lo = of->from > same ? of->from : same;
+			double w = run_width(st, of);
+			if (w < st->mwt && st->gflows <= 1) {
+				i = lo;
+				continue;
+			}
+			for (; i > lo; i--)
+				if (close_frame(st, a->v[i - 1], i - 1, of, w))
+					return -1;
 		}
 		while (st->nopen && st->open[st->nopen - 1].from >= same)
 			st->nopen--;

@@ -104,6 +104,7 @@ struct ctx {
 	enum fg_vmode vmode;
 	int chain;
 	struct pnum timemax, factor;
+	struct pnum timemax_f;	/* timemax * factor, the tooltips' 100% */
 	double timemax_d, wpt, fontsize, imageheight, ypad1, ypad2;
 	/* per frame id */
 	char (*colour)[24];	/* cached palette colour, "" = not yet */
@@ -357,7 +358,7 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 		ob_escape(ob, o->countname, strlen(o->countname), OB_ESC_TEXT);
 		ob_puts(ob, ", 100%)");
 	} else {
-		struct pnum tf = pnum_mul(c->timemax, c->factor);
+		struct pnum tf = c->timemax_f;
 		/* Perl reads the "%.0f" string back as a number */
 		struct pnum sv = spd == floor(spd) && spd >= 0 && spd < 1e15 ?
 				 pnum_iv((__int128)spd) : pnum_numify(samples);
@@ -436,8 +437,13 @@ static void write_item(void *ctx, struct outbuf *ob, size_t i)
 	const struct frames_job *j = ctx;
 	const struct fg_node *nodes = j->c->flow.nodes;
 
-	if (i + 8 < j->n)
-		__builtin_prefetch(&nodes[j->order[i + 8]]);
+	/* fetch the nodes and then their names ahead */
+	if (i + 16 < j->n)
+		__builtin_prefetch(&nodes[j->order[i + 16]]);
+	if (i + 8 < j->n) {
+		size_t len;
+		__builtin_prefetch(fg_frame_name(j->c->s, nodes[j->order[i + 8]].frame, &len));
+	}
 	write_frame(j->c, ob, &nodes[j->order[i]]);
 }
 
@@ -578,6 +584,7 @@ static int render(struct ctx *c)
 		}
 	}
 	c->timemax_d = pnum_d(c->timemax);
+	c->timemax_f = pnum_mul(c->timemax, c->factor);
 	c->wpt = pnum_d(pnum_div(pnum_iv(o->width - 2 * XPAD), c->timemax));
 	double mwf, mwt;
 	int pct;

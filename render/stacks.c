@@ -355,21 +355,29 @@ static int hot_grow(struct fg_stacks *s)
 	return 0;
 }
 
-/* Add a token: frame tokens (p NULL) are interned in the hot table; a
+/* A frame token's id, or FG_NONE with *slot set to the empty slot where
+ * it belongs. */
+static inline uint32_t hot_find(const struct fg_stacks *s, const char *b, size_t len, uint32_t h,
+				size_t *slot)
+{
+	size_t i = h & s->hotmask;
+
+	for (; s->hot[i].tok1; i = (i + 1) & s->hotmask) {
+		const struct hotslot *e = &s->hot[i];
+		if (e->h == h && e->len == len && bytes_equal(s->hotarena.v + e->off, b, len))
+			return e->tok1 - 1;
+	}
+	*slot = i;
+	return FG_NONE;
+}
+
+/* A new token: a frame token (p NULL) goes into the hot table at slot; a
  * final token (p: its counts) is appended (duplicates get equal ranks). */
-static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
-			   size_t frame_len, const struct fg_leafinfo *p, uint32_t h)
+static uint32_t tok_add(struct fg_stacks *s, const char *b, size_t len, size_t frame_len,
+			const struct fg_leafinfo *p, uint32_t h, size_t slot)
 {
 	struct tok k = { 0, (uint32_t)len, 0, FG_NONE, 0 };
-	size_t i = 0;
 
-	if (!p) {
-		for (i = h & s->hotmask; s->hot[i].tok1; i = (i + 1) & s->hotmask) {
-			const struct hotslot *e = &s->hot[i];
-			if (e->h == h && e->len == len && bytes_equal(s->hotarena.v + e->off, b, len))
-				return e->tok1 - 1;
-		}
-	}
 	k.frame = fg_frame_intern(s, b, frame_len);
 	if (k.frame == FG_NONE || len > UINT32_MAX || s->toks.n >= FG_NONE - 1)
 		return FG_NONE;
@@ -383,10 +391,24 @@ static uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
 	if (s->hotarena.n + len > UINT32_MAX || arena_add(&s->hotarena, b, len, &k.off) ||
 	    VEC_PUSH(s->toks, k))
 		return FG_NONE;
-	s->hot[i] = (struct hotslot){ (uint32_t)s->toks.n, h, (uint32_t)len, (uint32_t)k.off };
+	s->hot[slot] = (struct hotslot){ (uint32_t)s->toks.n, h, (uint32_t)len, (uint32_t)k.off };
 	if (++s->hotused * 8 > (s->hotmask + 1) * 5 && hot_grow(s))
 		return FG_NONE;
 	return s->toks.n - 1;
+}
+
+/* A token's id: frame tokens (p NULL) are looked up first. */
+static inline uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len,
+				  size_t frame_len, const struct fg_leafinfo *p, uint32_t h)
+{
+	size_t slot = 0;
+
+	if (!p) {
+		uint32_t t = hot_find(s, b, len, h, &slot);
+		if (t != FG_NONE)
+			return t;
+	}
+	return tok_add(s, b, len, frame_len, p, h, slot);
 }
 
 static void add_to_sum(struct fg_stacks *s, const struct fg_leafinfo *li)

@@ -6,6 +6,7 @@
  */
 #include "stacks.h"
 #include "mkqs.h"
+#include "par.h"
 #include "tokens.h"
 #include "utf8.h"
 #include "vec.h"
@@ -716,6 +717,20 @@ struct fg_stacks *fg_stacks_new_like(const struct fg_stacks *s)
 	return n;
 }
 
+/* to[i] = map[from[i]] (to may be from) */
+struct remap {
+	uint32_t *to;
+	const uint32_t *from, *map;
+};
+
+static void remap_ids(void *ctx, size_t lo, size_t hi)
+{
+	struct remap *rm = ctx;
+
+	for (size_t i = lo; i < hi; i++)
+		rm->to[i] = rm->map[rm->from[i]];
+}
+
 int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
 			   const struct fg_block *blocks, size_t nblocks)
 {
@@ -736,9 +751,12 @@ int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
 			goto out;
 	}
 	uint64_t base = dst->seq.n;
-	for (size_t i = 0; i < src->seq.n; i++)
-		if (VEC_PUSH(dst->seq, map[src->seq.v[i]]))
+	while (dst->seq.cap < base + src->seq.n)
+		if (vec_grow((void **)&dst->seq.v, &dst->seq.cap, sizeof(*dst->seq.v)))
 			goto out;
+	struct remap rm = { dst->seq.v + base, src->seq.v, map };
+	fg_run2(remap_ids, &rm, src->seq.n);
+	dst->seq.n = base + src->seq.n;
 	/* the lines, block after block, as the input had them */
 	for (size_t b = 0; b < nblocks; b++) {
 		const struct fg_block *k = &blocks[b];
@@ -797,8 +815,8 @@ static int rank_tokens(struct fg_stacks *s)
 		s->rank_frame[r] = s->toks.v[it[j].idx].frame;
 		s->rank_leaf[r] = s->toks.v[it[j].idx].leaf;
 	}
-	for (size_t i = 0; i < s->seq.n; i++)
-		s->seq.v[i] = rank[s->seq.v[i]];
+	struct remap rm = { s->seq.v, s->seq.v, rank };
+	fg_run2(remap_ids, &rm, s->seq.n);
 	free(it);
 	free(rank);
 	s->ranked = 1;

@@ -2,11 +2,12 @@
 /*
  * unit_render.c - unit tests of the render/ library's modules on their own:
  * Perl number rules, UTF-8 helpers, the folded-line grammar, the option
- * parser, palettes, the in-memory stack set, the sort and the two-thread
- * writer.  Prints PASS:/FAIL: lines.
+ * parser, palettes, the in-memory stack set, the sort, the two-thread
+ * loop and the two-thread writer.  Prints PASS:/FAIL: lines.
  */
 #include "fg.h"
 #include "mkqs.h"
+#include "par.h"
 #include "outbuf.h"
 #include "palette.h"
 #include "pnum.h"
@@ -347,6 +348,32 @@ static void test_sort(void)
 	}
 }
 
+static void mark_range(void *ctx, size_t lo, size_t hi)
+{
+	unsigned char *seen = ctx;
+
+	for (size_t i = lo; i < hi; i++)
+		seen[i]++;
+}
+
+/* fg_run2 visits every index once, on one thread or two */
+static void test_run2(void)
+{
+	const size_t counts[] = { 0, 1, 65535, 65536, 200001 };
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+		unsigned char *seen = calloc(counts[c] + 1, 1);
+		char name[64];
+		int ok = 1;
+		fg_run2(mark_range, seen, counts[c]);
+		for (size_t i = 0; i < counts[c]; i++)
+			ok &= seen[i] == 1;
+		snprintf(name, sizeof(name), "fg_run2: %zu indexes once each", counts[c]);
+		check(ok && !seen[counts[c]], name, "an index missed or visited twice");
+		free(seen);
+	}
+}
+
 int main(void)
 {
 	test_pnum();
@@ -358,5 +385,6 @@ int main(void)
 	test_add_equals_line();
 	test_outbuf_items();
 	test_sort();
+	test_run2();
 	return failed;
 }

@@ -34,14 +34,33 @@ static int parts_push(struct parts *p, struct part x)
 	return 0;
 }
 
-static inline uint32_t key_u8(const struct fg_sortkey *it, size_t d)
+/*
+ * A key at depth d: byte d + 1, or two ranks (2d, 2d + 1) + 1 each, so
+ * long shared rank prefixes take half the passes; 0 stands for "none".
+ * Equal keys that hold a sequence's end mean equal sequences.
+ */
+static inline uint32_t key_bytes(const struct fg_sortkey *it, size_t d)
 {
 	return d < it->len ? ((const unsigned char *)it->p)[d] + 1u : 0;
 }
 
-static inline uint32_t key_u32(const struct fg_sortkey *it, size_t d)
+static inline int end_bytes(uint32_t k)
 {
-	return d < it->len ? ((const uint32_t *)it->p)[d] + 1u : 0;
+	return k == 0;
+}
+
+static inline uint64_t key_ranks(const struct fg_sortkey *it, size_t d)
+{
+	const uint32_t *r = it->p;
+	size_t i = 2 * d;
+	uint64_t hi = i < it->len ? r[i] + 1ULL : 0, lo = i + 1 < it->len ? r[i + 1] + 1ULL : 0;
+
+	return hi << 32 | lo;
+}
+
+static inline int end_ranks(uint64_t k)
+{
+	return (uint32_t)k == 0;
 }
 
 static void swap_items(struct fg_sortkey *a, struct fg_sortkey *b)
@@ -55,7 +74,7 @@ static void swap_items(struct fg_sortkey *a, struct fg_sortkey *b)
  * NAME(a, part, defer, out): sort a partition of a.  With an out list,
  * partitions of 13 to defer items are put there unsorted instead.
  */
-#define MKQS_DEFINE(NAME, KEY, ESIZE)							\
+#define MKQS_DEFINE(NAME, KTYPE, KEY, END)							\
 static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct parts *out) \
 {										\
 	struct parts st = { 0 };						\
@@ -64,15 +83,15 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 		while (cur.n > 12 && !(out && cur.n <= defer)) {		\
 			struct fg_sortkey *x = a + cur.lo;			\
 			size_t n = cur.n, d = cur.d;				\
-			uint32_t k0 = KEY(&x[0], d), k1 = KEY(&x[n / 2], d),	\
-				 k2 = KEY(&x[n - 1], d);			\
-			uint32_t v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
+			KTYPE k0 = KEY(&x[0], d), k1 = KEY(&x[n / 2], d),	\
+			      k2 = KEY(&x[n - 1], d);				\
+			KTYPE v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
 					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
 			size_t lt = 0, i = 0, gt = n;				\
 			while (i < gt) {					\
 				if (i + 8 < gt)	/* fetch keys ahead */	\
-					__builtin_prefetch((const char *)x[i + 8].p + d * (ESIZE)); \
-				uint32_t k = KEY(&x[i], d);			\
+					__builtin_prefetch((const char *)x[i + 8].p + d * 8); \
+				KTYPE k = KEY(&x[i], d);			\
 				if (k < v)					\
 					swap_items(&x[lt++], &x[i++]);		\
 				else if (k > v)					\
@@ -84,7 +103,7 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 			    (n - gt > 1 &&					\
 			     parts_push(&st, (struct part){ cur.lo + gt, n - gt, d }))) \
 				goto fail;					\
-			if (v == 0)	/* equal keys: done */			\
+			if (END(v))	/* equal to the end: done */		\
 				cur.n = 0;					\
 			else							\
 				cur = (struct part){ cur.lo + lt, gt - lt, d + 1 }; \
@@ -98,8 +117,8 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 			struct fg_sortkey *x = a + cur.lo;			\
 			for (size_t j = i; j > 0; j--) {			\
 				size_t d = cur.d;				\
-				uint32_t ka, kb;				\
-				while ((ka = KEY(&x[j - 1], d)) == (kb = KEY(&x[j], d)) && ka) \
+				KTYPE ka, kb;					\
+				while ((ka = KEY(&x[j - 1], d)) == (kb = KEY(&x[j], d)) && !END(ka)) \
 					d++;					\
 				if (ka <= kb)					\
 					break;					\
@@ -117,8 +136,8 @@ fail:										\
 	return -1;								\
 }
 
-MKQS_DEFINE(mkqs_bytes, key_u8, 1)
-MKQS_DEFINE(mkqs_ranks, key_u32, 4)
+MKQS_DEFINE(mkqs_bytes, uint32_t, key_bytes, end_bytes)
+MKQS_DEFINE(mkqs_ranks, uint64_t, key_ranks, end_ranks)
 
 typedef int (*mkqs_fn)(struct fg_sortkey *a, struct part cur, size_t defer, struct parts *out);
 

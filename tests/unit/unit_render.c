@@ -315,8 +315,50 @@ static int cmp_ranks(const void *x, const void *y)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Sequences sharing long prefixes (a few values per position), on one
- * thread and on two, against qsort. */
+static int cmp_bytes(const void *x, const void *y)
+{
+	const struct fg_sortkey *a = x, *b = y;
+	int c = memcmp(a->p, b->p, a->len < b->len ? a->len : b->len);
+
+	return c ? c : a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Byte strings over a tiny alphabet with NULs and 0xff (so one is often
+ * another's prefix), 0 to 40 bytes, against qsort. */
+static void test_sort_bytes(void)
+{
+	const size_t counts[] = { 3, 200, 70000 };
+	const char alphabet[] = { 0, 'a', 'b', (char)0xff };
+	uint64_t rng = 7;
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+		size_t n = counts[c];
+		char *bytes = malloc(n * 40);
+		struct fg_sortkey *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+		for (size_t i = 0; i < n; i++) {
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint32_t len = (uint32_t)(rng >> 58) % 41;
+			for (uint32_t k = 0; k < len; k++) {
+				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+				bytes[i * 40 + k] = k < 9 ? 'a' : alphabet[rng >> 62];
+			}
+			a[i] = b[i] = (struct fg_sortkey){ bytes + i * 40, len, (uint32_t)i };
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "fg_sort_bytes: %zu strings", n);
+		int ok = !fg_sort_bytes(a, n);
+		qsort(b, n, sizeof(*b), cmp_bytes);
+		for (size_t i = 0; ok && i < n; i++)
+			ok = !cmp_bytes(&a[i], &b[i]);
+		check(ok, name, "order differs from qsort");
+		free(bytes);
+		free(a);
+		free(b);
+	}
+}
+
+/* Sequences sharing long prefixes (a few values per position), some the
+ * prefix of another, on one thread and on two, against qsort. */
 static void test_sort(void)
 {
 	const size_t counts[] = { 5, 100, 5000, 100000 };
@@ -332,6 +374,10 @@ static void test_sort(void)
 			for (uint32_t k = 0; k < len; k++) {
 				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
 				seq[i * 40 + k] = k < 6 ? (uint32_t)(rng >> 62) % 2 : (uint32_t)(rng >> 61);
+			}
+			if (i % 10 == 1) {	/* a prefix of the one before, odd or even */
+				len = a[i - 1].len - 1 - (uint32_t)(i / 10 % 2);
+				memcpy(seq + i * 40, seq + (i - 1) * 40, len * sizeof(*seq));
 			}
 			a[i] = b[i] = (struct fg_sortkey){ seq + i * 40, len, (uint32_t)i };
 		}
@@ -385,6 +431,7 @@ int main(void)
 	test_add_equals_line();
 	test_outbuf_items();
 	test_sort();
+	test_sort_bytes();
 	test_run2();
 	return failed;
 }

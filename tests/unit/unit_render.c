@@ -315,6 +315,22 @@ static int cmp_ranks(const void *x, const void *y)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
+/* Sort a with fn and b with qsort and cmp; frees both. */
+static void check_sort(const char *what, struct fg_sortkey *a, struct fg_sortkey *b, size_t n,
+		       int (*fn)(struct fg_sortkey *, size_t), int (*cmp)(const void *, const void *))
+{
+	char name[64];
+	int ok = !fn(a, n);
+
+	qsort(b, n, sizeof(*b), cmp);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = !cmp(&a[i], &b[i]);
+	snprintf(name, sizeof(name), "%s: %zu keys", what, n);
+	check(ok, name, "order differs from qsort");
+	free(a);
+	free(b);
+}
+
 static int cmp_bytes(const void *x, const void *y)
 {
 	const struct fg_sortkey *a = x, *b = y;
@@ -344,16 +360,8 @@ static void test_sort_bytes(void)
 			}
 			a[i] = b[i] = (struct fg_sortkey){ bytes + i * 40, len, (uint32_t)i };
 		}
-		char name[64];
-		snprintf(name, sizeof(name), "fg_sort_bytes: %zu strings", n);
-		int ok = !fg_sort_bytes(a, n);
-		qsort(b, n, sizeof(*b), cmp_bytes);
-		for (size_t i = 0; ok && i < n; i++)
-			ok = !cmp_bytes(&a[i], &b[i]);
-		check(ok, name, "order differs from qsort");
+		check_sort("fg_sort_bytes", a, b, n, fg_sort_bytes, cmp_bytes);
 		free(bytes);
-		free(a);
-		free(b);
 	}
 }
 
@@ -381,16 +389,8 @@ static void test_sort(void)
 			}
 			a[i] = b[i] = (struct fg_sortkey){ seq + i * 40, len, (uint32_t)i };
 		}
-		char name[64];
-		snprintf(name, sizeof(name), "fg_sort_ranks: %zu sequences", n);
-		int ok = !fg_sort_ranks(a, n);
-		qsort(b, n, sizeof(*b), cmp_ranks);
-		for (size_t i = 0; ok && i < n; i++)
-			ok = !cmp_ranks(&a[i], &b[i]);
-		check(ok, name, "order differs from qsort");
+		check_sort("fg_sort_ranks", a, b, n, fg_sort_ranks, cmp_ranks);
 		free(seq);
-		free(a);
-		free(b);
 	}
 }
 

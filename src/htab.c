@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * htab.c - the two-word-key hash table of htab.h: linear probing, grown
- * to keep it at most half full, no deletion (the capture side only adds).
+ * to keep it at most half full; deletion shifts the entries after the
+ * hole back (no tombstones).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ void *htab_get(const struct htab *h, uint64_t a, uint64_t b)
 
 static int grow(struct htab *h)
 {
-	size_t nsize = h->size ? h->size * 2 : 256;
+	size_t nsize = h->size ? h->size * 2 : 8;
 	struct htab_slot *nt = calloc(nsize, sizeof(*nt));
 
 	if (!nt) {
@@ -67,4 +68,26 @@ int htab_put(struct htab *h, uint64_t a, uint64_t b, void *val)
 		h->used++;
 	*s = (struct htab_slot){ a, b, val };
 	return 0;
+}
+
+void htab_del(struct htab *h, uint64_t a, uint64_t b)
+{
+	size_t mask = h->size - 1, i, j;
+
+	if (!h->size)
+		return;
+	i = slot(h->tab, h->size, a, b) - h->tab;
+	if (!h->tab[i].val)
+		return;
+	h->used--;
+	/* move back each later entry of the run whose home is not in (i, j] */
+	for (j = (i + 1) & mask; h->tab[j].val; j = (j + 1) & mask) {
+		size_t home = mix(h->tab[j].a, h->tab[j].b) & mask;
+
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			h->tab[i] = h->tab[j];
+			i = j;
+		}
+	}
+	h->tab[i].val = NULL;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * htab.h - an open-addressing hash table from a two-word key to a
- * pointer, for the capture side's caches (stacks by hash, symbolised
- * stacks, ELF files by device and inode).  Keys are compared exactly.
+ * pointer, for the capture side's tables (stacks by hash, symbolised
+ * stacks, processes, ELF files by device and inode).  Keys are compared
+ * exactly.
  */
 #ifndef OW_HTAB_H
 #define OW_HTAB_H
@@ -26,7 +27,13 @@ void htab_free(struct htab *h);
 void *htab_get(const struct htab *h, uint64_t a, uint64_t b);
 /* Store val (not NULL) under (a, b), replacing; 0 or -1 (ENOMEM). */
 int htab_put(struct htab *h, uint64_t a, uint64_t b, void *val);
+/* Remove what is stored under (a, b), if anything. */
+void htab_del(struct htab *h, uint64_t a, uint64_t b);
 
-/* Iterate: for (size_t i = 0; i < h->size; i++) if (h->tab[i].val) ... */
+/*
+ * Iterate: for (size_t i = 0; i < h->size; i++) if (h->tab[i].val) ...
+ * htab_del() moves later entries back: after deleting the entry of slot
+ * i, look at slot i again.
+ */
 
 #endif

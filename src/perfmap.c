@@ -4,7 +4,9 @@
  * such as the JVM, V8 or LuaJIT write to /tmp/perf-PID.map.  The file is
  * read once per process, through /proc/PID/root first so processes in
  * containers are found, then from our own /tmp; only a regular file
- * (ow_open_file()), so a FIFO planted there cannot block us.
+ * (ow_open_file()), so a FIFO planted there cannot block us.  Processes
+ * without one are not remembered (a fork storm would make a long list):
+ * the caller caches the names it got.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,10 +116,15 @@ const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr)
 	if (!m) {
 		if (ow_grow(&p->maps, &p->cap, p->n, sizeof(*p->maps)) < 0)
 			return NULL;
-		m = &p->maps[p->n++];
+		m = &p->maps[p->n];
 		memset(m, 0, sizeof(*m));
 		m->tgid = tgid;
 		load(m);
+		if (!m->n) {
+			free(m->syms);
+			return NULL;
+		}
+		p->n++;
 	}
 	lo = ow_count_le(m->syms, m->n, sizeof(*m->syms), offsetof(struct jsym, start), addr);
 	if (lo && addr < m->syms[lo - 1].start + m->syms[lo - 1].size)

@@ -12,14 +12,6 @@
 #include "agg.h"
 #include "util.h"
 
-int agg_init(struct agg *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = 1024;
-	a->slots = calloc(a->size, sizeof(*a->slots));
-	return a->slots ? 0 : -1;
-}
-
 void agg_free(struct agg *a)
 {
 	free(a->ent);
@@ -55,7 +47,7 @@ static struct agg_slot *slot(const struct agg *a, struct agg_slot *slots,
 /* Double the slots (kept at most half full). */
 static int grow(struct agg *a)
 {
-	size_t nsize = a->size * 2;
+	size_t nsize = a->size ? a->size * 2 : 1024;
 	struct agg_slot *ns = calloc(nsize, sizeof(*ns));
 
 	if (!ns)

@@ -26,7 +26,7 @@ struct symstack;
 struct agg_entry {
 	struct ow_key key;
 	uint64_t ns;
-	/* Symbolised stacks; stk[0] is NULL until fold_resolve() did them. */
+	/* Symbolised stacks; NULL until fold_resolve() did them. */
 	const struct symstack *stk[KS_NR];
 };
 
@@ -35,6 +35,7 @@ struct agg_slot {
 	size_t idx;		/* entry + 1; 0: empty slot */
 };
 
+/* An empty table needs no init: {0}. */
 struct agg {
 	struct agg_entry *ent;	/* the entries, in order of arrival */
 	size_t n, cap;
@@ -42,7 +43,6 @@ struct agg {
 	size_t size;
 };
 
-int agg_init(struct agg *a);
 void agg_free(struct agg *a);
 /*
  * Add ns (which must be > 0) to key's sum; returns the key's entry

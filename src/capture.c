@@ -16,19 +16,26 @@
  * At the end the programs are detached and both maps are drained.
  *
  * Stacks arrive through the ring buffer the first time the kernel side
- * sees them and are kept for the whole run (stacks.c), so a key drained
- * at any time finds its stacks: nothing is evicted or overwritten.  The
- * ring buffer is read before each drain, and a stack is sent before any
- * key can refer to it; a key whose stack is still missing (a record
- * another CPU was still writing) is retried at the next drain and at the
- * end.  Each drained key new to the sums gets its stacks symbolised
- * (fold.c, cached per distinct stack), so the output needs no lookups.
- * Symbolising can take a while (a burst of new stacks, ELF files to
- * read), so the ring buffer is read every KEEP_UP entries meanwhile.
+ * sees them and are kept (stackstore.c), so a key drained at any time
+ * finds its stacks.  The ring buffer is read before each drain, and a
+ * stack is sent before any key can refer to it; a key whose stack is
+ * still missing (a record another CPU was still writing) waits in
+ * "pending" and is retried at the next drain and at the end.  Each
+ * drained key gets its stacks symbolised (fold.c, cached per distinct
+ * stack) before it is summed, so the output needs no lookups; for -f and
+ * the SVG, which show no pids, keys are summed by what they show (the
+ * comms and the symbolised stacks), so the sums grow with the distinct
+ * lines, not with every process of a fork storm.  Symbolising can take a
+ * while (a burst of new stacks, ELF files to read), so the ring buffer is
+ * read every KEEP_UP keys meanwhile.
  *
  * Process events from the ring buffer make us read /proc/PID/maps while
  * the process is alive (procmaps.c), so frames of processes that exit
- * before the end are still named.
+ * before the end are still named.  Every SWEEP_MS, processes gone for
+ * GRACE_S (long enough for their last keys to be drained) are forgotten,
+ * and so, GRACE_S later, are their lineages' caches and, once idle, user
+ * stacks (stackstore.c); a stack given up is cleared from the kernel's
+ * "seen" cache, so it is sent again should it come back.
  *
  * On a terminal, the status line (progress.c) shows every STATUS_MS the
  * time, the blocks counted (a per-CPU counter of the kernel side), the
@@ -54,6 +61,8 @@
 #define KEEP_UP		256
 #define POLL_MS		100
 #define STATUS_MS	250
+#define SWEEP_MS	1000
+#define GRACE_S		3.0
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
@@ -171,6 +180,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 		procmaps_learn(c->pm, e->tgid);
 		break;
 	case OW_EV_EXEC:	/* libraries come later: read again then */
+		procmaps_exec(c->pm, e->tgid);
 		procmaps_learn(c->pm, e->tgid);
 		procmaps_stale(c->pm, e->tgid);
 		break;
@@ -181,21 +191,85 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* Symbolise the stacks of e unless done; count it when not possible. */
-static void resolve(struct capture *c, struct agg_entry *e, bool final)
+/* A stack given up (stackstore.c): the kernel side is to send it again. */
+static void unsee(void *ctx, uint64_t ref)
 {
-	if (!e->stk[0] && fold_resolve(&c->fo, e, final))
-		c->unresolved++;
+	struct capture *c = ctx;
+	int fd = bpf_map__fd(c->skel->maps.seen);
+	__u32 slot = ref & c->skel->rodata->seen_mask;
+	__u64 h;
+
+	if (!bpf_map_lookup_elem(fd, &slot, &h) && h == ref) {
+		h = 0;
+		bpf_map_update_elem(fd, &slot, &h, BPF_ANY);
+	}
+}
+
+/* Whether the kernel randomises address spaces (else keep every stack). */
+static bool randomised(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/randomize_va_space", "re");
+	int level = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level != 0;
+}
+
+/*
+ * What a symbolised entry is summed under: the key itself for --text,
+ * else what the line shows (comms and symbolised stacks, which are
+ * interned: equal ones are one pointer).
+ */
+static struct ow_key shown_key(const struct capture *c,
+			       const struct agg_entry *e)
+{
+	struct ow_key k = { 0 };
+
+	if (!c->merge)
+		return e->key;
+	memcpy(k.target, e->key.target, OW_COMM_LEN);
+	memcpy(k.waker, e->key.waker, OW_COMM_LEN);
+	k.t_ustack = (uintptr_t)e->stk[KS_T_USER];
+	k.t_kstack = (uintptr_t)e->stk[KS_T_KERNEL];
+	k.w_kstack = (uintptr_t)e->stk[KS_W_KERNEL];
+	k.w_ustack = (uintptr_t)e->stk[KS_W_USER];
+	return k;
+}
+
+/* Symbolise key's stacks and sum ns into its entry, else into pending. */
+static void take(struct capture *c, const struct ow_key *key, uint64_t ns,
+		 bool final)
+{
+	struct agg_entry e = { .key = *key }, *m;
+	struct ow_key k;
+
+	if (fold_resolve(&c->fo, &e, final)) {
+		m = agg_add(&c->pending, key, ns);
+	} else {
+		k = shown_key(c, &e);
+		m = agg_add(&c->agg, &k, ns);
+		if (m)
+			memcpy(m->stk, e.stk, sizeof(m->stk));
+	}
+	if (!m)
+		c->drain_errors++;
 	if (!(++c->resolves % KEEP_UP))
 		ring_buffer__consume(c->rb);
 }
 
-/* Symbolise the stacks of the entries that are still without. */
-static void resolve_all(struct capture *c, bool final)
+/* Take the pending keys again (final: stacks still missing are shown so). */
+static void retry_pending(struct capture *c, bool final)
 {
-	c->unresolved = 0;
-	for (size_t i = 0; i < c->agg.n; i++)
-		resolve(c, &c->agg.ent[i], final);
+	struct agg old = c->pending;
+
+	memset(&c->pending, 0, sizeof(c->pending));
+	for (size_t i = 0; i < old.n; i++)
+		take(c, &old.ent[i].key, old.ent[i].ns, final);
+	agg_free(&old);
 }
 
 /*
@@ -224,17 +298,9 @@ static long drain_map(struct capture *c, struct bpf_map *map)
 		}
 		first = false;
 		total += count;
-		for (__u32 i = 0; i < count; i++) {
-			struct agg_entry *e;
-
-			if (!vals[i])
-				continue;
-			e = agg_add(&c->agg, &keys[i], vals[i]);
-			if (e)
-				resolve(c, e, false);
-			else
-				c->drain_errors++;
-		}
+		for (__u32 i = 0; i < count; i++)
+			if (vals[i])
+				take(c, &keys[i], vals[i], false);
 	} while (!err);
 	return total;
 }
@@ -252,8 +318,7 @@ static int drain_tick(struct capture *c)
 	long n;
 
 	ring_buffer__consume(c->rb);
-	if (c->unresolved)
-		resolve_all(c, false);
+	retry_pending(c, false);
 	n = drain_map(c, map);
 	if (n < 0)
 		return -1;
@@ -362,12 +427,13 @@ static void install_signals(void)
 int capture_run(struct capture *c, const struct capture_opts *o,
 		struct progress *pg)
 {
-	double start, end, next_drain, next_status;
+	double start, end, next_drain, next_status, next_sweep;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
+	c->merge = o->output != OW_OUT_TEXT;
 	c->pm = procmaps_new();
-	if (!c->pm || agg_init(&c->agg)) {
+	if (!c->pm) {
 		ow_err("starting the capture: %s", strerror(ENOMEM));
 		return -1;
 	}
@@ -375,10 +441,14 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
 		return -1;
+	c->stacks.forget = unsee;
+	c->stacks.ctx = c;
+	c->stacks.fixed = !randomised();
 	start = now_s();
 	end = o->duration ? start + o->duration : 0;
 	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
 	next_status = start;
+	next_sweep = start + SWEEP_MS / 1000.0;
 	while (!stop && !err) {
 		double t = now_s(), wait = POLL_MS / 1000.0;
 
@@ -399,6 +469,11 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 			err = ms < 0;
 			next_drain = now_s() + ms / 1000.0;
 		}
+		if (t >= next_sweep) {
+			procmaps_sweep(c->pm, t, GRACE_S);
+			stacks_sweep(&c->stacks);
+			next_sweep = t + SWEEP_MS / 1000.0;
+		}
 	}
 	c->seconds = now_s() - start;
 	progress_phase(pg, "finishing");
@@ -411,19 +486,21 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts1) < 0;
-	resolve_all(c, true);
+	retry_pending(c, true);
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	return err;
 }
 
 void capture_close(struct capture *c)
 {
+	c->stacks.forget = NULL;	/* the kernel side is gone */
 	ring_buffer__free(c->rb);
 	offwake_bpf__destroy(c->skel);
+	procmaps_free(c->pm);		/* first: it releases fold's caches */
 	folder_free(&c->fo);
 	stacks_free(&c->stacks);
-	procmaps_free(c->pm);
 	agg_free(&c->agg);
+	agg_free(&c->pending);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -22,11 +22,13 @@ struct capture {
 	struct offwake_bpf *skel;
 	struct ring_buffer *rb;
 	struct procmaps *pm;
-	struct stacks stacks;		/* every stack received */
+	struct stacks stacks;		/* the stacks received */
 	struct folder fo;		/* symbolised stacks */
-	struct agg agg;			/* key -> blocked ns and stacks */
-	size_t unresolved;		/* entries whose stacks are not in yet */
-	size_t resolves;		/* resolve() calls, to read the ring
+	struct agg agg;			/* key (pids dropped when merge) ->
+					 * blocked ns and stacks */
+	struct agg pending;		/* keys whose stacks are not in yet */
+	bool merge;			/* the output shows no pids */
+	size_t resolves;		/* keys symbolised, to read the ring
 					 * buffer every so often */
 	uint64_t losses[OW_LOSS_NR];
 	uint64_t drain_errors;		/* keys user space could not store */

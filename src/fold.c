@@ -9,9 +9,12 @@
  *
  * Each distinct stack is symbolised once and cached under its reference:
  * kernel stacks once as a target's and once as a waker's stack (the two
- * differ below), user stacks once per process and generation of its maps
- * (procmaps_gen(): the same addresses mean other functions after an exec),
- * and so is each user address (most frames recur in many stacks).
+ * differ below), user stacks once per lineage (procmaps_slot(): the
+ * processes forked from one exec) and version of the maps, and so is each
+ * user address (most frames recur in many stacks).  The user stacks a
+ * lineage used are held in the stack store until it is released (its
+ * processes gone a while): then its caches are freed and those stacks
+ * given up, so a fork storm does not grow them without end.
  * Symbolised stacks are interned: one copy of each distinct frame list.
  * The capture resolves the keys it drains every half second, so frames
  * are named while their processes are alive and the output at the end
@@ -42,6 +45,16 @@
 
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
 
+/* What is kept about one lineage (its procmaps slot). */
+struct lineage {
+	struct htab stacks;	/* (reference, maps version) -> struct
+				 * symstack; (reference, 0) -> &held: each
+				 * user stack used, held in the stack store */
+	struct htab names;	/* (address, maps version) -> frame name */
+};
+
+static const struct symstack held;
+
 /* References that name no stored stack. */
 const struct symstack fold_no_frames;
 static const struct symstack missed_kernel = {
@@ -68,8 +81,21 @@ static const char *const plumbing[] = {
 	"perf_callchain", "get_perf_callchain",
 };
 
-int folder_init(struct folder *f, struct procmaps *pm,
-		const struct stacks *st)
+/* procmaps' release function: a lineage is gone. */
+static void release_lineage(void *slot, void *ctx)
+{
+	struct lineage *ln = slot;
+	struct folder *f = ctx;
+
+	for (size_t i = 0; i < ln->stacks.size; i++)
+		if (ln->stacks.tab[i].val == &held)
+			stacks_drop(f->st, ln->stacks.tab[i].a);
+	htab_free(&ln->stacks);
+	htab_free(&ln->names);
+	free(ln);
+}
+
+int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st)
 {
 	memset(f, 0, sizeof(*f));
 	f->pm = pm;
@@ -85,6 +111,7 @@ int folder_init(struct folder *f, struct procmaps *pm,
 		ow_err("starting symbolisation: %s", strerror(ENOMEM));
 		return -1;
 	}
+	procmaps_on_release(pm, release_lineage, f);
 	return 0;
 }
 
@@ -100,7 +127,6 @@ void folder_free(struct folder *f)
 	}
 	htab_free(&f->interned);
 	htab_free(&f->cache);
-	htab_free(&f->names);
 	for (size_t i = 0; i < f->npool; i++)
 		free(f->pool[i]);
 	free(f->pool);
@@ -251,28 +277,59 @@ static struct symstack *kernel_stack(struct folder *f,
 	return s;
 }
 
-/* The name of a user address in tgid (sub: its maps' generation). */
-static const char *user_name(struct folder *f, uint32_t tgid, uint64_t sub,
-			     uint64_t addr)
+/* The lineage of tgid r is from (*version: of its maps), or NULL. */
+static struct lineage *lineage(struct folder *f, uint32_t tgid,
+			       const struct rawstack *r, uint64_t *version)
 {
-	const char *name = htab_get(&f->names, addr, sub);
+	void **slot = procmaps_slot(f->pm, tgid, r->ips[0], version);
+
+	if (slot && !*slot)
+		*slot = calloc(1, sizeof(struct lineage));
+	return slot ? *slot : NULL;
+}
+
+/* ln uses the user stack ref: the store keeps it while ln lasts. */
+static void hold(struct folder *f, struct lineage *ln, uint64_t ref)
+{
+	if (!htab_get(&ln->stacks, ref, 0) &&
+	    !htab_put(&ln->stacks, ref, 0, (void *)&held))
+		stacks_hold(f->st, ref);
+}
+
+/* The name of a user address in tgid (ln: its lineage, or NULL). */
+static const char *user_name(struct folder *f, struct lineage *ln,
+			     uint64_t version, uint32_t tgid, uint64_t addr)
+{
+	const char *name = ln ? htab_get(&ln->names, addr, version) : NULL;
 
 	if (!name) {
 		name = shown(f, usyms_name(f->us, tgid, addr));
-		htab_put(&f->names, addr, sub, (void *)name); /* or uncached */
+		if (ln)	/* or uncached */
+			htab_put(&ln->names, addr, version, (void *)name);
 	}
 	return name;
 }
 
+/* Whether processes of other lineages can take r too (see usyms_fixed()). */
+static bool fixed_stack(struct folder *f, const struct rawstack *r,
+			uint32_t tgid)
+{
+	for (uint32_t i = 0; i < r->nr; i++)
+		if (!usyms_fixed(f->us, tgid, r->ips[i]))
+			return false;
+	return true;
+}
+
 static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
-				   uint32_t tgid, uint64_t sub)
+				   uint32_t tgid, struct lineage *ln,
+				   uint64_t version)
 {
 	struct symstack *s = new_symstack(r->nr);
 
 	if (!s)
 		return NULL;
 	for (uint32_t i = 0; i < r->nr; i++)
-		add_frame(s, user_name(f, tgid, sub, r->ips[i]));
+		add_frame(s, user_name(f, ln, version, tgid, r->ips[i]));
 	return s;
 }
 
@@ -285,28 +342,37 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 				      bool final)
 {
 	const struct symstack *missed = user ? &missed_user : &missed_kernel;
+	struct htab *cache = &f->cache;
+	struct lineage *ln = NULL;
 	const struct rawstack *r;
 	struct symstack *s;
-	uint64_t sub;
+	uint64_t sub = waker;
 
 	if (ref == OW_NO_STACK || ref == EFAULT)
 		return &fold_no_frames;
 	if (!(ref & OW_STACK_HASH))
 		return missed;		/* an errno: not taken or not sent */
-	sub = user ? (uint64_t)tgid << 32 | procmaps_gen(f->pm, tgid) : waker;
-	s = htab_get(&f->cache, ref, sub);
-	if (s)
-		return s;
-	r = stacks_get(f->st, ref);
+	r = stacks_get(f->st, ref);	/* (and notes the use) */
 	if (!r) {
 		if (!final)
 			return NULL;
 		f->missing++;
 		return missed;
 	}
-	s = user ? user_stack(f, r, tgid, sub) : kernel_stack(f, r, waker);
-	if (!s || !(s = intern(f, s)) || htab_put(&f->cache, ref, sub, s) < 0)
+	if (user) {
+		ln = lineage(f, tgid, r, &sub);
+		cache = ln ? &ln->stacks : NULL;
+	}
+	s = cache ? htab_get(cache, ref, sub) : NULL;
+	if (s)
+		return s;
+	s = user ? user_stack(f, r, tgid, ln, sub) : kernel_stack(f, r, waker);
+	if (!s || !(s = intern(f, s)))
 		return missed;
+	if (cache && !htab_put(cache, ref, sub, s) && ln)
+		hold(f, ln, ref);
+	if (user && fixed_stack(f, r, tgid))
+		stacks_keep(f->st, ref);
 	return s;
 }
 
@@ -322,6 +388,8 @@ int fold_resolve(struct folder *f, struct agg_entry *e, bool final)
 	for (int i = 0; i < KS_NR; i++)
 		if (!s[i])
 			return -1;
+	if (s[KS_W_KERNEL]->ctx)	/* the interrupted task did not wake it */
+		s[KS_W_USER] = &fold_no_frames;
 	memcpy(e->stk, s, sizeof(s));
 	return 0;
 }

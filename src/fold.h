@@ -36,29 +36,33 @@ extern const struct symstack fold_no_frames;
 
 struct folder {
 	struct procmaps *pm;
-	const struct stacks *st;
+	struct stacks *st;
 	struct ksyms *ks;
 	struct usyms *us;
 	struct htab interned;	/* (content hash, 0) -> struct symstack
 				 * chain: owns every symbolised stack */
-	struct htab cache;	/* (reference, tgid << 32 | variant) ->
-				 * struct symstack */
-	struct htab names;	/* (address, tgid << 32 | generation) ->
-				 * user frame name */
+	struct htab cache;	/* (kernel stack reference, waker) ->
+				 * struct symstack (user stacks: per
+				 * lineage, see fold.c) */
 	char **pool;		/* sanitised copies of names */
 	size_t npool, poolcap;
 	uint64_t missing;	/* references to stacks never received */
 };
 
-/* Reads /proc/kallsyms: call once our BPF programs are loaded. */
-int folder_init(struct folder *f, struct procmaps *pm,
-		const struct stacks *st);
+/*
+ * Reads /proc/kallsyms: call once our BPF programs are loaded.  What is
+ * kept about a lineage of processes goes with it: procmaps_free() before
+ * folder_free() and stacks_free().
+ */
+int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st);
 void folder_free(struct folder *f);
 
 /*
- * Name the four stacks of e (e->stk).  Returns 0, or -1 when a stack has
- * not been received yet: e stays unresolved, unless final, where such a
- * stack is shown as missed and counted in f->missing.
+ * Name the four stacks of e (e->stk; the waker's user stack is shown
+ * empty for an interrupt's wakeup: the interrupted task did not wake
+ * it).  Returns 0, or -1 when a stack has not been received yet: e stays
+ * unresolved, unless final, where such a stack is shown as missed and
+ * counted in f->missing.
  */
 int fold_resolve(struct folder *f, struct agg_entry *e, bool final);
 

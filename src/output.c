@@ -8,12 +8,14 @@
  *   frame;target kernel frames (root first, ending at __schedule);--;
  *   waker kernel frames (leaf first);"-" or empty;waker user frames (leaf
  *   first);[softirq]/[hardirq] for interrupt wakeups;waker COUNT
+ *   Keys that differ only in pids (or in stacks that symbolise alike)
+ *   print the same line: the capture summed them into one (where
+ *   offwaketime prints the line once per key), and lines of equal counts
+ *   are in the order of their frames.
  * --text: offwaketime's multi-line format (waker stack root first, "--",
- *   target stack leaf first, then the count).
- * SVG (default): the same frames go straight into the renderer's stack
- *   set (fg_stacks_add, no text round trip), one line per distinct line
- *   (keys differing only in pids summed first), and fg_render() draws
- *   them.
+ *   target stack leaf first, then the count), one entry per key.
+ * SVG (default): the -f lines go straight into the renderer's stack set
+ *   (fg_stacks_add, no text round trip) and fg_render() draws them.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
@@ -36,27 +38,42 @@
 
 #define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
 
-static int cmp_entry(const void *a, const void *b)
+static int cmp_stack(const struct symstack *a, const struct symstack *b)
+{
+	int r = 0;
+
+	for (uint32_t i = 0; !r && i < a->n && i < b->n; i++)
+		r = strcmp(a->f[i].name, b->f[i].name);
+	return r ? r : (a->n > b->n) - (a->n < b->n);
+}
+
+/* Entries by count, then key (--text, as offwaketime) or frames (-f). */
+static int cmp_entry(const void *a, const void *b, void *text)
 {
 	const struct agg_entry *x = *(struct agg_entry *const *)a;
 	const struct agg_entry *y = *(struct agg_entry *const *)b;
+	int r;
 
 	if (x->ns / 1000 != y->ns / 1000)
 		return x->ns / 1000 < y->ns / 1000 ? -1 : 1;
-	return memcmp(&x->key, &y->key, sizeof(x->key));
+	if (*(bool *)text)
+		return memcmp(&x->key, &y->key, sizeof(x->key));
+	r = strncmp(x->key.target, y->key.target, OW_COMM_LEN);
+	for (int i = 0; !r && i < KS_NR; i++)
+		r = cmp_stack(x->stk[i], y->stk[i]);
+	return r ? r : strncmp(x->key.waker, y->key.waker, OW_COMM_LEN);
 }
 
 /* The summed entries, smallest first (as offwaketime sorts them). */
-static struct agg_entry **sorted_entries(struct agg *a, size_t *n)
+static struct agg_entry **sorted_entries(struct agg *a, bool text)
 {
 	struct agg_entry **v = malloc((a->n + 1) * sizeof(*v));
 
-	*n = a->n;
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++)
 		v[i] = &a->ent[i];
-	qsort(v, *n, sizeof(*v), cmp_entry);
+	qsort_r(v, a->n, sizeof(*v), cmp_entry, &text);
 	return v;
 }
 
@@ -73,8 +90,6 @@ static void entry_parts(struct folder *fo, const struct agg_entry *e,
 	p->waker = fold_comm(fo, e->key.waker);
 	memcpy(p->stk, e->stk, sizeof(p->stk));
 	p->wctx = e->stk[KS_W_KERNEL]->ctx;
-	if (p->wctx)		/* the interrupted task did not wake it */
-		p->stk[KS_W_USER] = &fold_no_frames;
 }
 
 static void add_name(const char **fr, size_t *lens, size_t *n,
@@ -186,37 +201,6 @@ static void text_header(FILE *out, const struct capture_opts *o)
 	fputc('\n', out);
 }
 
-/*
- * The graph shows no pids: entries that differ only in pids, or in stacks
- * that symbolise alike (interned, so equal pointers), make one line.  Sum
- * them into lines, keyed by the comms and the symbolised stacks' pointers
- * in the stack fields (pids zero), so the renderer gets each line once.
- */
-static int merge_lines(struct capture *c, struct agg *lines)
-{
-	if (agg_init(lines))
-		return -1;
-	for (size_t i = 0; i < c->agg.n; i++) {
-		const struct agg_entry *e = &c->agg.ent[i];
-		struct ow_key k = { 0 };
-		struct agg_entry *m;
-		struct parts p;
-
-		entry_parts(&c->fo, e, &p);
-		memcpy(k.target, e->key.target, OW_COMM_LEN);
-		memcpy(k.waker, e->key.waker, OW_COMM_LEN);
-		k.t_ustack = (uintptr_t)p.stk[KS_T_USER];
-		k.t_kstack = (uintptr_t)p.stk[KS_T_KERNEL];
-		k.w_kstack = (uintptr_t)p.stk[KS_W_KERNEL];
-		k.w_ustack = (uintptr_t)p.stk[KS_W_USER];
-		m = agg_add(lines, &k, e->ns);
-		if (!m)
-			return -1;
-		memcpy(m->stk, p.stk, sizeof(m->stk));
-	}
-	return 0;
-}
-
 static int render_svg(struct capture *c, const struct capture_opts *o,
 		      FILE *out)
 {
@@ -225,14 +209,11 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 	struct fg_options fg = o->fg;
 	struct fg_stacks *s = fg_stacks_new();
 	char subtitle[512], what[256];
-	struct agg lines = { 0 };
 	struct utsname u;
 	int r;
 
-	if (!s || merge_lines(c, &lines)) {
+	if (!s) {
 		ow_err("rendering: %s", strerror(ENOMEM));
-		fg_stacks_free(s);
-		agg_free(&lines);
 		return OW_EXIT_FAIL;
 	}
 	if (!o->subtitle_set) {
@@ -243,8 +224,8 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 			 c->seconds, u.release);
 		fg.subtitle = subtitle;
 	}
-	for (size_t i = 0; i < lines.n; i++) {
-		const struct agg_entry *e = &lines.ent[i];
+	for (size_t i = 0; i < c->agg.n; i++) {
+		const struct agg_entry *e = &c->agg.ent[i];
 		struct parts p;
 		size_t nf;
 
@@ -253,11 +234,9 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
 			ow_err("rendering: %s", strerror(errno));
 			fg_stacks_free(s);
-			agg_free(&lines);
 			return OW_EXIT_FAIL;
 		}
 	}
-	agg_free(&lines);
 	r = fg_render(&fg, s, out);
 	fg_stacks_free(s);
 	if (r < 0) {
@@ -274,23 +253,22 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 {
 	static const char *fr[MAX_LINE_FRAMES];
 	static size_t lens[MAX_LINE_FRAMES];
-	struct agg_entry **v;
-	size_t n;
+	bool text = o->output == OW_OUT_TEXT;
+	struct agg_entry **v = sorted_entries(&c->agg, text);
 
-	v = sorted_entries(&c->agg, &n);
 	if (!v) {
 		ow_err("sorting: %s", strerror(ENOMEM));
 		return OW_EXIT_FAIL;
 	}
-	if (o->output == OW_OUT_TEXT)
+	if (text)
 		text_header(out, o);
-	for (size_t i = 0; i < n && !ferror(out); i++) {
+	for (size_t i = 0; i < c->agg.n && !ferror(out); i++) {
 		uint64_t us = v[i]->ns / 1000;
 		struct parts p;
 		size_t nf;
 
 		entry_parts(&c->fo, v[i], &p);
-		if (o->output == OW_OUT_TEXT) {
+		if (text) {
 			write_text_entry(out, &p, &v[i]->key, us, o->delimited);
 			continue;
 		}

@@ -1,103 +1,205 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * procmaps.c - per-process snapshots of the executable mappings in
- * /proc/PID/maps.  offwaketime reads the maps when it prints, so frames of
- * processes that exited during the trace are lost; we read them when the
- * kernel side first sees a thread block or be woken, at each exec and
- * again at the next event after it (once the dynamic loader has mapped
- * the libraries), and (for a process never read) at first lookup, then keep them after the process
- * is gone.  A lookup that misses re-reads a live process's maps once
- * (code mapped later, e.g. dlopen).  A forked child starts with a copy of its parent's snapshot,
- * which covers children that exit before we can read their own.
+ * procmaps.c - snapshots of the executable mappings in /proc/PID/maps.
+ * offwaketime reads the maps when it prints, so frames of processes that
+ * exited during the trace are lost; we read them when the kernel side
+ * first sees a thread block or be woken, at each exec and again at the
+ * next event after it (once the dynamic loader has mapped the libraries),
+ * and (for a process never read) at first lookup.  A lookup that misses
+ * re-reads a live process's maps once (code mapped later, e.g. dlopen).
+ *
+ * A snapshot (struct space) is shared: a forked child uses its parent's
+ * (one copy however many children; it also covers children that exit
+ * before we can read their own), an exec makes a new one, and a process
+ * whose maps come to differ from the ones it shares gets one of its own.
+ * A lineage is the processes forked from one exec, which share addresses
+ * whatever their maps say (a read may even come after the next exec): the
+ * caller's caches are kept per lineage (procmaps_slot()).  A process
+ * keeps the maps and lineage it had before its last exec: keys drained
+ * after the exec may name its stacks from before.  Each sweep
+ * checks the processes with kill(pid, 0); one gone for the grace period
+ * is forgotten, and a lineage no process uses any more (its processes
+ * gone or exec'd) is released one grace period later, so memory follows
+ * the processes alive or recently gone, not every one seen.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include "htab.h"
 #include "procmaps.h"
 #include "util.h"
 
-struct proc {
-	uint32_t tgid;		/* 0: empty slot */
-	bool tried;		/* a read was attempted */
-	bool reread;		/* re-read after a lookup miss */
-	uint32_t gen;		/* successful reads so far */
+struct space {
+	unsigned int procs;	/* processes using it */
+	uint64_t version;	/* unique to these maps */
 	struct pmap *maps;	/* sorted by start */
 	size_t n;
 };
 
+struct lineage {
+	unsigned int procs;	/* processes in it */
+	void *slot;		/* the caller's (procmaps_slot()) */
+	double left;		/* when found unused; 0: not yet */
+};
+
+struct proc {
+	bool tried;		/* a read was attempted */
+	bool reread;		/* re-read after a lookup miss */
+	double gone;		/* when found gone; 0: alive */
+	struct space *sp;
+	struct lineage *ln;
+	struct space *osp;	/* before the last exec, or NULL */
+	struct lineage *oln;
+};
+
 struct procmaps {
-	struct proc *tab;	/* open addressing, power-of-two size */
-	size_t size, used;
+	struct htab procs;	/* (tgid, 0) -> struct proc */
+	struct lineage **unused; /* lineages no process is in, to release */
+	size_t nunused, unusedcap;
+	uint64_t versions;	/* versions given so far */
+	void (*release)(void *slot, void *ctx);
+	void *ctx;
 };
 
 struct procmaps *procmaps_new(void)
 {
-	struct procmaps *pm = calloc(1, sizeof(*pm));
-
-	if (pm) {
-		pm->size = 256;
-		pm->tab = calloc(pm->size, sizeof(*pm->tab));
-		if (!pm->tab) {
-			free(pm);
-			pm = NULL;
-		}
-	}
-	return pm;
+	return calloc(1, sizeof(struct procmaps));
 }
 
-static void clear_maps(struct proc *p)
+void procmaps_on_release(struct procmaps *pm, void (*fn)(void *, void *),
+			 void *ctx)
 {
-	for (size_t i = 0; i < p->n; i++)
-		free(p->maps[i].path);
-	free(p->maps);
-	p->maps = NULL;
-	p->n = 0;
+	pm->release = fn;
+	pm->ctx = ctx;
+}
+
+static void free_maps(struct pmap *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+static struct space *new_space(struct procmaps *pm)
+{
+	struct space *sp = calloc(1, sizeof(*sp));
+
+	if (sp)
+		sp->version = ++pm->versions;
+	return sp;
+}
+
+static void put_space(struct space *sp)
+{
+	if (sp && !--sp->procs) {
+		free_maps(sp->maps, sp->n);
+		free(sp);
+	}
+}
+
+static void free_lineage(struct procmaps *pm, struct lineage *ln)
+{
+	if (ln->slot && pm->release)
+		pm->release(ln->slot, pm->ctx);
+	free(ln);
+}
+
+/*
+ * One process fewer in ln.  Empty, it is released at a sweep (keys of its
+ * processes may still be drained), or now if nothing is kept for it.
+ */
+static void put_lineage(struct procmaps *pm, struct lineage *ln)
+{
+	if (!ln || --ln->procs)
+		return;
+	if (ln->slot && !ow_grow(&pm->unused, &pm->unusedcap, pm->nunused,
+				 sizeof(*pm->unused)))
+		pm->unused[pm->nunused++] = ln;
+	else
+		free_lineage(pm, ln);
+}
+
+/* p lets go of its maps and lineages. */
+static void put_proc(struct procmaps *pm, struct proc *p)
+{
+	put_space(p->sp);
+	put_lineage(pm, p->ln);
+	put_space(p->osp);
+	put_lineage(pm, p->oln);
+}
+
+/*
+ * p starts afresh in sp and ln (new ones when NULL: an exec, or a process
+ * seen first); 0 or -1 (ENOMEM).
+ */
+static int restart(struct procmaps *pm, struct proc *p, struct space *sp,
+		   struct lineage *ln)
+{
+	struct space *nsp = sp ? sp : new_space(pm);
+	struct lineage *nln = ln ? ln : calloc(1, sizeof(*nln));
+
+	if (!nsp || !nln) {
+		if (!sp)
+			free(nsp);
+		if (!ln)
+			free(nln);
+		return -1;
+	}
+	nsp->procs++;
+	nln->procs++;
+	put_proc(pm, p);
+	*p = (struct proc){ .sp = nsp, .ln = nln };
+	return 0;
+}
+
+static void forget(struct procmaps *pm, uint32_t tgid)
+{
+	struct proc *p = htab_get(&pm->procs, tgid, 0);
+
+	put_proc(pm, p);
+	htab_del(&pm->procs, tgid, 0);
+	free(p);
 }
 
 void procmaps_free(struct procmaps *pm)
 {
 	if (!pm)
 		return;
-	for (size_t i = 0; i < pm->size; i++)
-		clear_maps(&pm->tab[i]);
-	free(pm->tab);
+	for (size_t i = 0; i < pm->procs.size; i++) {
+		struct proc *p = pm->procs.tab[i].val;
+
+		if (p) {
+			put_proc(pm, p);
+			free(p);
+		}
+	}
+	htab_free(&pm->procs);
+	for (size_t i = 0; i < pm->nunused; i++)
+		free_lineage(pm, pm->unused[i]);
+	free(pm->unused);
 	free(pm);
 }
 
-static struct proc *slot(struct proc *tab, size_t size, uint32_t tgid)
-{
-	size_t i = (tgid * 2654435761u) & (size - 1);
-
-	while (tab[i].tgid && tab[i].tgid != tgid)
-		i = (i + 1) & (size - 1);
-	return &tab[i];
-}
-
-/* The entry of tgid, created when missing (NULL on ENOMEM). */
+/* The process tgid, made (seen first) when new; NULL: ENOMEM. */
 static struct proc *get(struct procmaps *pm, uint32_t tgid)
 {
-	struct proc *p;
+	struct proc *p = htab_get(&pm->procs, tgid, 0);
 
-	if ((pm->used + 1) * 2 > pm->size) {
-		size_t nsize = pm->size * 2;
-		struct proc *nt = calloc(nsize, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < pm->size; i++)
-			if (pm->tab[i].tgid)
-				*slot(nt, nsize, pm->tab[i].tgid) = pm->tab[i];
-		free(pm->tab);
-		pm->tab = nt;
-		pm->size = nsize;
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p || restart(pm, p, NULL, NULL) < 0) {
+		free(p);
+		return NULL;
 	}
-	p = slot(pm->tab, pm->size, tgid);
-	if (!p->tgid) {
-		p->tgid = tgid;
-		pm->used++;
+	if (htab_put(&pm->procs, tgid, 0, p) < 0) {
+		put_proc(pm, p);
+		free(p);
+		return NULL;
 	}
 	return p;
 }
@@ -125,40 +227,85 @@ static int parse_line(const char *line, struct pmap *m, bool *exec)
 	return 0;
 }
 
+/* The executable mappings of tgid (*n of them); NULL when none. */
+static struct pmap *read_maps(uint32_t tgid, size_t *n)
+{
+	char path[64], line[4096 + 128];
+	struct pmap *maps = NULL, m;
+	size_t cap = 0;
+	bool exec;
+	FILE *f;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (parse_line(line, &m, &exec) < 0)
+			continue;
+		if (!exec || ow_grow(&maps, &cap, *n, sizeof(*maps)) < 0) {
+			free(m.path);
+			continue;
+		}
+		maps[(*n)++] = m;
+	}
+	fclose(f);
+	if (!*n) {		/* a zombie, or a kernel thread */
+		free(maps);
+		return NULL;
+	}
+	return maps;
+}
+
+static bool same_maps(const struct space *sp, const struct pmap *maps,
+		      size_t n)
+{
+	if (sp->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct pmap *a = &sp->maps[i], *b = &maps[i];
+
+		if (a->start != b->start || a->end != b->end ||
+		    a->off != b->off || a->dev != b->dev || a->ino != b->ino ||
+		    strcmp(a->path, b->path))
+			return false;
+	}
+	return true;
+}
+
 int procmaps_learn(struct procmaps *pm, uint32_t tgid)
 {
 	struct proc *p = get(pm, tgid);
-	struct pmap *maps = NULL, m;
-	size_t n = 0, cap = 0;
-	char path[64], line[4096 + 128];
-	bool exec;
-	FILE *f;
+	struct pmap *maps;
+	size_t n;
 
 	if (!p)
 		return -1;
 	p->tried = true;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", tgid);
-	f = fopen(path, "re");
-	if (!f)
+	maps = read_maps(tgid, &n);
+	if (!maps)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (parse_line(line, &m, &exec) < 0)
-			continue;
-		if (!exec || ow_grow(&maps, &cap, n, sizeof(*maps)) < 0) {
-			free(m.path);
-			continue;
+	if (same_maps(p->sp, maps, n)) {
+		free_maps(maps, n);
+		return 0;
+	}
+	/* the others sharing the space keep what they have */
+	if (p->sp->procs > 1) {
+		struct space *sp = new_space(pm);
+
+		if (!sp) {
+			free_maps(maps, n);
+			return -1;
 		}
-		maps[n++] = m;
+		sp->procs = 1;
+		put_space(p->sp);
+		p->sp = sp;
 	}
-	fclose(f);
-	if (!n) {		/* a zombie, or a kernel thread */
-		free(maps);
-		return -1;
-	}
-	clear_maps(p);
-	p->maps = maps;
-	p->n = n;
-	p->gen++;
+	free_maps(p->sp->maps, p->sp->n);
+	p->sp->maps = maps;
+	p->sp->n = n;
+	p->sp->version = ++pm->versions;
 	return 0;
 }
 
@@ -170,12 +317,6 @@ void procmaps_learn_once(struct procmaps *pm, uint32_t tgid)
 		procmaps_learn(pm, tgid);
 }
 
-uint32_t procmaps_gen(struct procmaps *pm, uint32_t tgid)
-{
-	procmaps_learn_once(pm, tgid);
-	return slot(pm->tab, pm->size, tgid)->gen;
-}
-
 void procmaps_stale(struct procmaps *pm, uint32_t tgid)
 {
 	struct proc *p = get(pm, tgid);
@@ -184,57 +325,115 @@ void procmaps_stale(struct procmaps *pm, uint32_t tgid)
 		p->tried = false;
 }
 
+void procmaps_exec(struct procmaps *pm, uint32_t tgid)
+{
+	struct proc *p = get(pm, tgid);
+	struct space *sp;
+	struct lineage *ln;
+
+	if (!p)
+		return;
+	sp = p->sp;
+	ln = p->ln;
+	sp->procs++;
+	ln->procs++;
+	if (restart(pm, p, NULL, NULL) < 0) {
+		put_space(sp);
+		put_lineage(pm, ln);
+		return;
+	}
+	p->osp = sp;
+	p->oln = ln;
+}
+
 void procmaps_fork(struct procmaps *pm, uint32_t child, uint32_t parent)
 {
-	struct proc *c = get(pm, child), *p;
-	struct pmap *maps;
+	struct proc *p = htab_get(&pm->procs, parent, 0);
+	struct proc *c = get(pm, child);
 
-	p = slot(pm->tab, pm->size, parent);
-	if (!c || c->n || !p->n)
-		return;
-	maps = calloc(p->n, sizeof(*maps));
-	if (!maps)
-		return;
-	for (size_t i = 0; i < p->n; i++) {
-		maps[i] = p->maps[i];
-		maps[i].path = strdup(p->maps[i].path);
-		if (!maps[i].path) {
-			c->maps = maps;
-			c->n = i;
-			return;
-		}
-	}
-	c->maps = maps;
-	c->n = p->n;
+	if (c)
+		restart(pm, c, p ? p->sp : NULL, p ? p->ln : NULL);
+}
+
+static const struct pmap *lookup(const struct space *sp, uint64_t addr)
+{
+	size_t i = ow_count_le(sp->maps, sp->n, sizeof(*sp->maps),
+			       offsetof(struct pmap, start), addr);
+
+	return i && addr < sp->maps[i - 1].end ? &sp->maps[i - 1] : NULL;
+}
+
+/* The maps of p where addr is, from before its exec if only there. */
+static bool before_exec(const struct proc *p, uint64_t addr)
+{
+	return p->osp && !lookup(p->sp, addr) && lookup(p->osp, addr);
 }
 
 const struct pmap *procmaps_find(struct procmaps *pm, uint32_t tgid,
 				 uint64_t addr)
 {
-	struct proc *p;
-	size_t lo = 0, hi;
+	struct proc *p = get(pm, tgid);
+	const struct pmap *m;
 
+	if (!p)
+		return NULL;
 	procmaps_learn_once(pm, tgid);
-	p = slot(pm->tab, pm->size, tgid);
-again:
-	hi = p->n;
-	while (lo < hi) {	/* /proc/PID/maps is sorted by address */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && addr < p->maps[lo - 1].end)
-		return &p->maps[lo - 1];
-	if (p->tgid && !p->reread) {
+	if (before_exec(p, addr))
+		return lookup(p->osp, addr);
+	m = lookup(p->sp, addr);
+	if (!m && !p->reread && !p->gone) {
 		p->reread = true;
-		if (!procmaps_learn(pm, tgid)) {
-			p = slot(pm->tab, pm->size, tgid);
-			lo = 0;
-			goto again;
-		}
+		if (!procmaps_learn(pm, tgid))
+			m = lookup(p->sp, addr);
 	}
-	return NULL;
+	return m;
+}
+
+void **procmaps_slot(struct procmaps *pm, uint32_t tgid, uint64_t addr,
+		     uint64_t *version)
+{
+	struct proc *p = get(pm, tgid);
+	bool old;
+
+	if (!p)
+		return NULL;
+	procmaps_learn_once(pm, tgid);
+	old = before_exec(p, addr);
+	*version = (old ? p->osp : p->sp)->version;
+	return old ? &p->oln->slot : &p->ln->slot;
+}
+
+/* Release the lineages found unused at a sweep grace seconds ago or more. */
+static void sweep_unused(struct procmaps *pm, double now, double grace)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pm->nunused; i++) {
+		struct lineage *ln = pm->unused[i];
+
+		if (!ln->left)
+			ln->left = now;
+		if (now - ln->left >= grace)
+			free_lineage(pm, ln);
+		else
+			pm->unused[n++] = ln;
+	}
+	pm->nunused = n;
+}
+
+void procmaps_sweep(struct procmaps *pm, double now, double grace)
+{
+	sweep_unused(pm, now, grace);
+	for (size_t i = 0; i < pm->procs.size;) {
+		struct htab_slot *s = &pm->procs.tab[i];
+		struct proc *p = s->val;
+
+		if (p && !p->gone && kill((pid_t)s->a, 0) && errno == ESRCH)
+			p->gone = now;
+		if (p && p->gone && now - p->gone >= grace) {
+			forget(pm, s->a);	/* slot i is refilled: again */
+			continue;
+		}
+		i++;
+	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * procmaps.h - executable memory mappings of the traced processes, learnt
- * while they are alive and kept after they exit.
+ * while they are alive and kept a while after they exit.
  */
 #ifndef OW_PROCMAPS_H
 #define OW_PROCMAPS_H
@@ -19,24 +19,45 @@ struct pmap {
 struct procmaps;
 
 struct procmaps *procmaps_new(void);
+/* Forgets everything, handing each address space's slot to the release
+ * function (procmaps_on_release()). */
 void procmaps_free(struct procmaps *pm);
 
 /* Read /proc/TGID/maps now (replacing what was known); 0 or -1. */
 int procmaps_learn(struct procmaps *pm, uint32_t tgid);
 /* Learn TGID's maps unless known already. */
 void procmaps_learn_once(struct procmaps *pm, uint32_t tgid);
-/*
- * How many times TGID's maps were read (learning them first if never
- * tried): symbols found under one generation stay valid while it lasts.
- */
-uint32_t procmaps_gen(struct procmaps *pm, uint32_t tgid);
 /* TGID exec'd: read its maps again at the next procmaps_learn_once(). */
 void procmaps_stale(struct procmaps *pm, uint32_t tgid);
-/* A new process starts with its parent's mappings (until learnt). */
+/* TGID exec'd: it starts a lineage of its own. */
+void procmaps_exec(struct procmaps *pm, uint32_t tgid);
+/* A new process shares its parent's maps and lineage (until it execs). */
 void procmaps_fork(struct procmaps *pm, uint32_t child, uint32_t parent);
 
-/* The executable mapping of tgid containing addr, or NULL. */
+/* The executable mapping of tgid containing addr (from before its last
+ * exec when only those have it), or NULL. */
 const struct pmap *procmaps_find(struct procmaps *pm, uint32_t tgid,
 				 uint64_t addr);
+
+/*
+ * The caller's slot (initially NULL) for what it keeps about the lineage
+ * of TGID (the processes forked from one exec: they share addresses) that
+ * addr belongs to (the one from before TGID's last exec when only its maps
+ * have addr), or NULL when out of memory.  *version (never 0) names those
+ * maps (learnt first if never tried): what is found with one version of
+ * the maps stays valid.  When the lineage is released (procmaps_sweep()),
+ * fn(slot value, ctx) is called.
+ */
+void **procmaps_slot(struct procmaps *pm, uint32_t tgid, uint64_t addr,
+		     uint64_t *version);
+void procmaps_on_release(struct procmaps *pm, void (*fn)(void *, void *),
+			 void *ctx);
+/*
+ * Forget the processes found gone at a sweep at least grace seconds before
+ * now (seconds of a monotonic clock), and release the lineages found
+ * empty as long ago: keys that were still to be drained about them have
+ * been by then.  Call it every second or so.
+ */
+void procmaps_sweep(struct procmaps *pm, double now, double grace);
 
 #endif

@@ -2,17 +2,28 @@
 /*
  * stackstore.c - the stack store of stackstore.h.  The kernel side sends a stack
  * again when its hash fell out of its "seen" cache; the copy we have is
- * kept.
+ * kept.  User stacks hold addresses of one address space: with address
+ * space randomisation each exec'd process and its forks have stacks of
+ * their own, so a fork storm would fill the store with stacks no live
+ * process can take again; they are given up with their lineage.  Not at
+ * once: a key drained after an exec is resolved in the new lineage, yet
+ * may name a stack of the old one that its other processes still use, so
+ * a stack is only given up once it was not used for a few seconds (no
+ * key on the way names it).  A stack whose addresses are not randomised
+ * (code of a non-PIE program), or that two lineages used, is kept, as is
+ * every stack without randomisation.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "stackstore.h"
+#include "util.h"
 
 void stacks_free(struct stacks *s)
 {
 	for (size_t i = 0; i < s->tab.size; i++)
 		free(s->tab.tab[i].val);
 	htab_free(&s->tab);
+	free(s->idle);
 }
 
 int stacks_add(struct stacks *s, const struct ow_stack *rec, size_t len)
@@ -32,6 +43,8 @@ int stacks_add(struct stacks *s, const struct ow_stack *rec, size_t len)
 	if (!r)
 		return -1;
 	r->nr = rec->nr;
+	r->holders = 0;
+	r->used = s->sweeps;
 	memcpy(r->ips, rec->ips, rec->nr * sizeof(r->ips[0]));
 	if (htab_put(&s->tab, rec->hash, 0, r) < 0) {
 		free(r);
@@ -40,9 +53,65 @@ int stacks_add(struct stacks *s, const struct ow_stack *rec, size_t len)
 	return 0;
 }
 
-const struct rawstack *stacks_get(const struct stacks *s, uint64_t ref)
+const struct rawstack *stacks_get(struct stacks *s, uint64_t ref)
 {
+	struct rawstack *r;
+
 	if (!(ref & OW_STACK_HASH))
 		return NULL;
-	return htab_get(&s->tab, ref, 0);
+	r = htab_get(&s->tab, ref, 0);
+	if (r)
+		r->used = s->sweeps;
+	return r;
+}
+
+void stacks_hold(struct stacks *s, uint64_t ref)
+{
+	struct rawstack *r = htab_get(&s->tab, ref, 0);
+
+	if (r && r->holders < STACKS_KEPT)
+		r->holders++;
+}
+
+void stacks_keep(struct stacks *s, uint64_t ref)
+{
+	struct rawstack *r = htab_get(&s->tab, ref, 0);
+
+	if (r)
+		r->holders = STACKS_KEPT;
+}
+
+void stacks_drop(struct stacks *s, uint64_t ref)
+{
+	struct rawstack *r = htab_get(&s->tab, ref, 0);
+
+	if (!r || r->holders != 1)
+		return;
+	r->holders = 0;
+	if (!s->fixed && !ow_grow(&s->idle, &s->idlecap, s->nidle,
+				  sizeof(*s->idle)))
+		s->idle[s->nidle++] = ref;	/* (else kept) */
+}
+
+void stacks_sweep(struct stacks *s)
+{
+	size_t n = 0;
+
+	s->sweeps++;
+	for (size_t i = 0; i < s->nidle; i++) {
+		uint64_t ref = s->idle[i];
+		struct rawstack *r = htab_get(&s->tab, ref, 0);
+
+		if (!r || r->holders)	/* given up already, or held again */
+			continue;
+		if (s->sweeps - r->used < STACKS_IDLE) {
+			s->idle[n++] = ref;
+			continue;
+		}
+		htab_del(&s->tab, ref, 0);
+		free(r);
+		if (s->forget)
+			s->forget(s->ctx, ref);
+	}
+	s->nidle = n;
 }

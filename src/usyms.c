@@ -52,6 +52,7 @@ struct efile {
 	size_t nlen, ncap;
 	struct seg *segs;
 	size_t nsegs, segcap;
+	bool fixed;		/* an executable that is not a PIE */
 };
 
 struct usyms {
@@ -273,6 +274,14 @@ static bool debug_by_link(struct efile *e, Elf *elf, const char *file)
 	return try_debug(e, path);
 }
 
+/* An executable that is not a PIE: mapped at one address in every process. */
+static bool is_fixed(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC;
+}
+
 static int cmp_esym(const void *a, const void *b)
 {
 	const struct esym *x = a, *y = b;
@@ -307,6 +316,7 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 		elf = open_elf(path, &fd);
 	}
 	if (elf) {
+		e->fixed = is_fixed(elf);
 		read_segs(e, elf);
 		if (!read_syms(e, elf) && !debug_by_build_id(e, elf))
 			debug_by_link(e, elf, m->path);
@@ -392,4 +402,15 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 			return lookup(e, foff - s->off + s->vaddr);
 	}
 	return NULL;
+}
+
+bool usyms_fixed(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	const struct pmap *m = procmaps_find(u->pm, tgid, addr);
+	struct efile *e;
+
+	if (!m || m->path[0] != '/')
+		return false;		/* unknown, anonymous or [vdso] */
+	e = get_file(u, tgid, m);
+	return e && e->fixed;
 }

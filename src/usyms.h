@@ -5,6 +5,7 @@
 #ifndef OW_USYMS_H
 #define OW_USYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "procmaps.h"
 
@@ -15,5 +16,11 @@ void usyms_free(struct usyms *u);
 
 /* Function name (demangled) at addr in process tgid, or NULL. */
 const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
+/*
+ * Whether addr in tgid is known to be code of a non-PIE executable, which
+ * every process maps at the same address (else it is taken to be
+ * randomised).
+ */
+bool usyms_fixed(struct usyms *u, uint32_t tgid, uint64_t addr);
 
 #endif

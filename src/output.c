@@ -8,10 +8,11 @@
  *   frame;target kernel frames (root first, ending at __schedule);--;
  *   waker kernel frames (leaf first);"-" or empty;waker user frames (leaf
  *   first);[softirq]/[hardirq] for interrupt wakeups;waker COUNT
- *   Keys that differ only in pids (or in stacks that symbolise alike)
- *   print the same line: the capture summed them into one (where
- *   offwaketime prints the line once per key), and lines of equal counts
- *   are in the order of their frames.
+ *   Keys that differ only in pids (or in stacks that symbolise to the
+ *   same names) were summed into one line by the capture (offwaketime
+ *   prints such a line once per key); lines of equal counts are in the
+ *   order of their frames.  (Equal names from two files, e.g. a program
+ *   rebuilt during the capture, are two lines, as two keys were.)
  * --text: offwaketime's multi-line format (waker stack root first, "--",
  *   target stack leaf first, then the count), one entry per key.
  * SVG (default): the -f lines go straight into the renderer's stack set

@@ -8,8 +8,9 @@
  * process can take again; they are given up with their lineage.  Not at
  * once: a key drained after an exec is resolved in the new lineage, yet
  * may name a stack of the old one that its other processes still use, so
- * a stack is only given up once it was not used for a few seconds (no
- * key on the way names it).  A stack whose addresses are not randomised
+ * a stack is only given up once it was not used for STACKS_IDLE sweeps
+ * (half a minute: no key on the way names it, unless a task of another
+ * lineage with the very same addresses blocked all that time).  A stack whose addresses are not randomised
  * (code of a non-PIE program), or that two lineages used, is kept, as is
  * every stack without randomisation.
  */

@@ -27,7 +27,7 @@ struct rawstack {
 /* Kept: its addresses are not randomised (or two lineages used it). */
 #define STACKS_KEPT	2
 /* Sweeps without a use before a stack no lineage holds is given up. */
-#define STACKS_IDLE	5
+#define STACKS_IDLE	30
 
 struct stacks {
 	struct htab tab;	/* (hash, 0) -> struct rawstack */

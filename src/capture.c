@@ -22,10 +22,11 @@
  * still missing (a record another CPU was still writing) waits in
  * "pending" and is retried at the next drain and at the end.  Each
  * drained key gets its stacks symbolised (fold.c, cached per distinct
- * stack) before it is summed, so the output needs no lookups; for -f and
- * the SVG, which show no pids, keys are summed by what they show (the
- * comms and the symbolised stacks), so the sums grow with the distinct
- * lines, not with every process of a fork storm.  Symbolising can take a
+ * stack) before it is summed, so the output needs no lookups; for the
+ * SVG, which shows no pids, keys are summed by what they show (the comms
+ * and the symbolised stacks), so the sums grow with the distinct lines,
+ * not with every process of a fork storm (-f and --text print one line
+ * or entry per key, as offwaketime does: their size is the output's).  Symbolising can take a
  * while (a burst of new stacks, ELF files to read), so the ring buffer is
  * read every KEEP_UP keys meanwhile.
  *
@@ -220,9 +221,11 @@ static bool randomised(void)
 }
 
 /*
- * What a symbolised entry is summed under: the key itself for --text,
- * else what the line shows (comms and symbolised stacks, which are
- * interned: equal ones are one pointer).
+ * What a symbolised entry is summed under: the key itself for -f and
+ * --text (one line or entry per key, as offwaketime prints them), for
+ * the SVG what its line shows (comms and symbolised stacks, which are
+ * interned: equal ones are one pointer), so that there the sums grow
+ * with the distinct lines, not with the processes of a fork storm.
  */
 static struct ow_key shown_key(const struct capture *c,
 			       const struct agg_entry *e)
@@ -431,7 +434,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->merge = o->output != OW_OUT_TEXT;
+	c->merge = o->output == OW_OUT_SVG;
 	c->pm = procmaps_new();
 	if (!c->pm) {
 		ow_err("starting the capture: %s", strerror(ENOMEM));

@@ -27,7 +27,7 @@ struct capture {
 	struct agg agg;			/* key (pids dropped when merge) ->
 					 * blocked ns and stacks */
 	struct agg pending;		/* keys whose stacks are not in yet */
-	bool merge;			/* the output shows no pids */
+	bool merge;			/* sum by what the SVG shows */
 	size_t resolves;		/* keys symbolised, to read the ring
 					 * buffer every so often */
 	uint64_t losses[OW_LOSS_NR];

@@ -8,15 +8,15 @@
  *   frame;target kernel frames (root first, ending at __schedule);--;
  *   waker kernel frames (leaf first);"-" or empty;waker user frames (leaf
  *   first);[softirq]/[hardirq] for interrupt wakeups;waker COUNT
- *   Keys that differ only in pids (or in stacks that symbolise to the
- *   same names) were summed into one line by the capture (offwaketime
- *   prints such a line once per key); lines of equal counts are in the
- *   order of their frames.  (Equal names from two files, e.g. a program
- *   rebuilt during the capture, are two lines, as two keys were.)
+ *   One line per key, as offwaketime prints them (keys that differ only
+ *   in pids print the same line twice); lines of equal counts are in the
+ *   order of their frames.
  * --text: offwaketime's multi-line format (waker stack root first, "--",
  *   target stack leaf first, then the count), one entry per key.
  * SVG (default): the -f lines go straight into the renderer's stack set
- *   (fg_stacks_add, no text round trip) and fg_render() draws them.
+ *   (fg_stacks_add, no text round trip) and fg_render() draws them; there
+ *   the capture summed keys that differ only in pids (or in stacks that
+ *   symbolise to the same names) into one line already.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole

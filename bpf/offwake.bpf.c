@@ -474,11 +474,20 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now,
 
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 {
-	__u32 pid = BPF_CORE_READ(p, pid);
-	struct task_struct *cur;
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	__u32 pid;
 	struct ow_task *ti;
 	__u64 now, id;
 
+	/*
+	 * A task waking itself is running: it has no block to explain (and
+	 * taking its stacks would keep this program busy with interrupts on,
+	 * ttwu of current holds no irq-disabling lock, so that the kernel's
+	 * recursion guard skipped wakeups an interrupt made meanwhile).
+	 */
+	if (p == cur)
+		return;
+	pid = BPF_CORE_READ(p, pid);
 	if (pid == 0 || !thread_ok(p, pid) || !state_ok(p))
 		return;
 	/*
@@ -498,7 +507,6 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	ti->w_tgid = id >> 32;
 	bpf_get_current_comm(ti->w_comm, sizeof(ti->w_comm));
 	ti->w_kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
-	cur = (struct task_struct *)bpf_get_current_task();
 	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD))
 		ti->w_ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
 	else

@@ -10,6 +10,7 @@
 #include "flow.h"
 #include "vec.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -408,36 +409,145 @@ int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total)
 	return fg_stacks_walk(s, !flamechart, 1, add_width, total);
 }
 
+size_t fg_flow_parallel_min = 50000;
+
+static int state_init(struct state *st, struct fg_stacks *s, struct fg_flow *out, int chain,
+		      double mwt, uint32_t dashdash, struct pnum t0)
+{
+	memset(st, 0, sizeof(*st));
+	memset(out, 0, sizeof(*out));
+	st->s = s;
+	st->out = out;
+	st->chain = chain;
+	st->mwt = mwt;
+	st->dashdash = dashdash;
+	st->t = t0;
+	out->maxdelta = pnum_iv(1);
+	return fg_idtab_init(&st->gtab, 64);
+}
+
+static void state_free(struct state *st)
+{
+	free(st->prev.v);
+	free(st->cur.v);
+	free(st->g.v);
+	free(st->divs.v);
+	free(st->open);
+	fg_idtab_free(&st->gtab);
+}
+
+/* The last flow step: close every frame (but the root, when more lines
+ * come after these). */
+static int close_all(struct state *st, int keep_root)
+{
+	st->cur.n = 0;
+	if (keep_root && ids_push(&st->cur, 0))
+		return -1;
+	return flow(st, NULL, 0);
+}
+
+/*
+ * One half of a walk cut where two lines share only the root: the first
+ * half closes all but the root; the second starts with the root open
+ * since 0 and the time at the sum of the first half's widths.  Node for
+ * node, the two give what one walk gives.
+ */
+struct half {
+	struct state st;
+	struct fg_flow out;
+	size_t lo, hi;
+	int first, ret;
+};
+
+static void *walk_half(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = fg_stacks_walk_range(h->st.s, h->lo, h->hi, on_line, &h->st);
+	if (!h->ret)
+		h->ret = close_all(&h->st, h->first);
+	return NULL;
+}
+
+/* Every waker name the chain rewrite can ask for, interned beforehand:
+ * the two halves then only read the frame table. */
+static int intern_wakers(struct fg_stacks *s, uint32_t *dashdash)
+{
+	if (*dashdash == FG_NONE && (*dashdash = fg_frame_intern(s, "--", 2)) == FG_NONE)
+		return -1;
+	for (size_t f = 0, n = fg_frame_count(s); f < n; f++)
+		if (fg_frame_waker(s, (uint32_t)f) == FG_NONE)
+			return -1;
+	return 0;
+}
+
+static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chain, double mwt,
+			uint32_t dashdash, struct fg_flow *out)
+{
+	struct half h[2];
+	struct opening root = { 0, 0, 0, pnum_iv(0), pnum_iv(0), 0 };
+	pthread_t t;
+	int ret = -1, started = 0;
+
+	if (chain && intern_wakers(s, &dashdash))
+		return -1;
+	/* both made (|, not ||), so both can be freed */
+	if (state_init(&h[0].st, s, &h[0].out, chain, mwt, dashdash, pnum_iv(0)) |
+	    state_init(&h[1].st, s, &h[1].out, chain, mwt, dashdash, pnum_iv(before)))
+		goto out;
+	h[0].lo = 0;
+	h[0].hi = k;
+	h[0].first = 1;
+	h[1].lo = k;
+	h[1].hi = fg_stacks_lines(s);
+	h[1].first = 0;
+	if (ids_push(&h[1].st.prev, 0) || push_opening(&h[1].st, &root))
+		goto out;
+	started = !pthread_create(&t, NULL, walk_half, &h[1]);
+	walk_half(&h[0]);
+	if (started)
+		pthread_join(t, NULL);
+	else
+		walk_half(&h[1]);
+	if (h[0].ret || h[1].ret)
+		goto out;
+	struct fg_flow *a = &h[0].out, *b = &h[1].out;
+	while (a->cap < a->n + b->n)
+		if (vec_grow((void **)&a->nodes, &a->cap, sizeof(*a->nodes)))
+			goto out;
+	memcpy(a->nodes + a->n, b->nodes, b->n * sizeof(*b->nodes));
+	*out = *a;
+	out->n = a->n + b->n;
+	out->total = h[1].st.t;
+	a->nodes = NULL;
+	ret = 0;
+out:
+	state_free(&h[0].st);
+	state_free(&h[1].st);
+	fg_flow_free(&h[0].out);
+	fg_flow_free(&h[1].out);
+	return ret;
+}
+
 int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
 		  struct fg_flow *out)
 {
+	uint32_t dashdash = fg_frame_lookup(s, "--", 2);
+	uint64_t before;
 	struct state st;
+	size_t k;
 	int ret;
 
-	memset(&st, 0, sizeof(st));
-	memset(out, 0, sizeof(*out));
-	st.s = s;
-	st.out = out;
-	st.chain = chain;
-	st.mwt = minwidth_time;
-	st.dashdash = fg_frame_lookup(s, "--", 2);
-	st.t = pnum_iv(0);
-	out->maxdelta = pnum_iv(1);
-	if (fg_idtab_init(&st.gtab, 64))
-		ret = -1;
-	else
+	if (!flamechart && fg_stacks_lines(s) >= fg_flow_parallel_min &&
+	    (k = fg_stacks_split(s, &before)))
+		return build_halves(s, k, before, chain, minwidth_time, dashdash, out);
+	ret = state_init(&st, s, out, chain, minwidth_time, dashdash, pnum_iv(0));
+	if (!ret)
 		ret = fg_stacks_walk(s, !flamechart, 0, on_line, &st);
-	if (!ret) {
-		st.cur.n = 0;
-		ret = flow(&st, NULL, 0);
-	}
+	if (!ret)
+		ret = close_all(&st, 0);
 	out->total = st.t;
-	free(st.prev.v);
-	free(st.cur.v);
-	free(st.g.v);
-	free(st.divs.v);
-	free(st.open);
-	fg_idtab_free(&st.gtab);
+	state_free(&st);
 	return ret;
 }
 

@@ -48,6 +48,9 @@ int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total);
  */
 int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
 		  struct fg_flow *out);
+/* From this many lines (default 50000) a sorted merge is done in two
+ * halves on two threads when the lines allow it (fg_stacks_split()). */
+extern size_t fg_flow_parallel_min;
 void fg_flow_free(struct fg_flow *f);
 
 #endif

@@ -855,24 +855,31 @@ static size_t common_prefix(const uint32_t *a, const uint32_t *b, size_t n)
  * Equal ranks are equal tokens, so a line's fields are worked out only
  * after the ranks it shares with the line before (fields keeps them).
  */
-int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx)
+static int prepare(struct fg_stacks *s, int sorted)
 {
-	uint32_t *fields = NULL;
-	const uint32_t *prev = NULL;
-	size_t cap = 0, n = s->lines.n, plen = 0;
-	int ret = 0;
-
 	if (!s->ranked && rank_tokens(s))
 		return -1;
 	if (sorted && !s->sorted && sort_lines(s))
 		return -1;
-	for (size_t i = 0; i < n && !ret; i++) {
+	return 0;
+}
+
+/* Lines lo..hi-1 of the walk (see fg_stacks_walk). */
+static int walk_lines(struct fg_stacks *s, int sorted, int leaves_only, size_t lo, size_t hi,
+		      fg_line_fn fn, void *ctx)
+{
+	uint32_t *fields = NULL;
+	const uint32_t *prev = NULL;
+	size_t cap = 0, plen = 0;
+	int ret = 0;
+
+	for (size_t i = lo; i < hi && !ret; i++) {
 		const uint32_t *r;
 		size_t len;
 		if (sorted) {
 			r = s->sorted[i].p;
 			len = s->sorted[i].len;
-			if (i + 4 < n) {	/* fetch the lines ahead */
+			if (i + 4 < hi) {	/* fetch the lines ahead */
 				const struct fg_sortkey *ahead = &s->sorted[i + 4];
 				const uint32_t *ar = ahead->p;
 				__builtin_prefetch(ar + (leaves_only ? ahead->len - 1 : 0));
@@ -906,4 +913,52 @@ int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn 
 	}
 	free(fields);
 	return ret;
+}
+
+int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx)
+{
+	if (prepare(s, sorted))
+		return -1;
+	return walk_lines(s, sorted, leaves_only, 0, s->lines.n, fn, ctx);
+}
+
+int fg_stacks_walk_range(struct fg_stacks *s, size_t lo, size_t hi, fg_line_fn fn, void *ctx)
+{
+	return walk_lines(s, 1, 0, lo, hi, fn, ctx);
+}
+
+/* The width of sorted line i, when an integer below 2^62. */
+static int line_width(const struct fg_stacks *s, size_t i, uint64_t *w)
+{
+	const struct fg_sortkey *k = &s->sorted[i];
+	const struct fg_leafinfo *li = &s->leaves.v[s->rank_leaf[((const uint32_t *)k->p)[k->len - 1]]];
+	const struct fg_count *c = li->two ? &li->c2 : &li->c1;
+
+	if (li->two || c->nv || c->u >= (1ULL << 62))
+		return -1;
+	*w = c->u;
+	return 0;
+}
+
+size_t fg_stacks_split(struct fg_stacks *s, uint64_t *before)
+{
+	size_t n = s->lines.n, k;
+	uint64_t t = 0, w;
+
+	if (prepare(s, 1) || n < 2)
+		return 0;
+	for (k = n / 2; k < n; k++) {
+		const uint32_t *a = s->sorted[k - 1].p, *b = s->sorted[k].p;
+		if (s->rank_frame[a[0]] != s->rank_frame[b[0]] && !line_width(s, k, &w) && w)
+			break;
+	}
+	if (k == n)
+		return 0;
+	for (size_t i = 0; i < k; i++) {
+		if (line_width(s, i, &w) || t + w >= (1ULL << 53))
+			return 0;
+		t += w;
+	}
+	*before = t;
+	return k;
 }

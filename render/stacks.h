@@ -48,6 +48,17 @@ typedef int (*fg_line_fn)(void *ctx, const struct fg_line *l);
 /* Visit the lines in sorted order (sorted=1) or input order (0);
  * leaves_only: only the counts are wanted (fields NULL, nfields 0). */
 int fg_stacks_walk(struct fg_stacks *s, int sorted, int leaves_only, fg_line_fn fn, void *ctx);
+/* Sorted lines lo..hi-1 (after a sorted walk or fg_stacks_split()); the
+ * first one's same is 0.  Two ranges can be walked at once. */
+int fg_stacks_walk_range(struct fg_stacks *s, size_t lo, size_t hi, fg_line_fn fn, void *ctx);
+/*
+ * Where a sorted walk can be cut in two: a line near the middle whose
+ * first frame differs from the line before (so the two share only the
+ * root) and whose width is not 0; *before gets the sum of the widths
+ * before it.  0 when there is none, or when a width is not an integer
+ * (or a two-count line) or the sum would reach 2^53.
+ */
+size_t fg_stacks_split(struct fg_stacks *s, uint64_t *before);
 
 /* Frame names by id (not NUL-terminated). */
 const char *fg_frame_name(const struct fg_stacks *s, uint32_t id, size_t *len);

@@ -6,6 +6,7 @@
  * loop and the two-thread writer.  Prints PASS:/FAIL: lines.
  */
 #include "fg.h"
+#include "flow.h"
 #include "mkqs.h"
 #include "par.h"
 #include "outbuf.h"
@@ -394,6 +395,49 @@ static void test_sort(void)
 	}
 }
 
+/* The merge in two halves draws what the merge in one does: random chain
+ * stacks with empty fields, "--" and "-" fields, zero counts and
+ * one-frame lines, with and without the chain palette and pruning. */
+static void test_parallel_merge(void)
+{
+	const char *vocab[] = { "", "--", "-", "f", "g", "h", "read", "write", "x y", "q" };
+	const char *opts[][4] = { { "" }, { "--colors", "chain" }, { "--minwidth", "0" },
+				  { "--colors", "chain", "--minwidth", "0" } };
+	const int nopts[] = { 0, 2, 2, 4 };
+	size_t cap = 4000 * 64, n = 0;
+	char *in = malloc(cap);
+	uint64_t rng = 99;
+
+	for (int i = 0; i < 4000; i++) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		int depth = (int)(rng >> 61);	/* 0..7 more fields */
+		n += (size_t)snprintf(in + n, cap - n, "c%d", (int)(rng >> 58) % 5);
+		for (int d = 0; d < depth; d++) {
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			n += (size_t)snprintf(in + n, cap - n, ";%s", vocab[(rng >> 59) % 10]);
+		}
+		/* one-frame lines never 0: such a line starts each first frame's
+		 * run, where the merge can be cut */
+		n += (size_t)snprintf(in + n, cap - n, " %d\n", (int)(rng >> 40) % 6 + !depth);
+	}
+	for (int k = 0; k < 4; k++) {
+		int st1, st2;
+		fg_flow_parallel_min = (size_t)-1;
+		char *one = render(in, nopts[k], (char **)opts[k], &st1);
+		fg_flow_parallel_min = 1;
+		char *two = render(in, nopts[k], (char **)opts[k], &st2);
+		fg_flow_parallel_min = 50000;
+		char name[96];
+		snprintf(name, sizeof(name), "merge in two halves = in one (%s %s %s %s)",
+			 nopts[k] ? opts[k][0] : "defaults", nopts[k] > 1 ? opts[k][1] : "",
+			 nopts[k] > 2 ? opts[k][2] : "", nopts[k] > 3 ? opts[k][3] : "");
+		check(one && two && st1 == st2 && !strcmp(one, two), name, "SVGs differ");
+		free(one);
+		free(two);
+	}
+	free(in);
+}
+
 static void mark_range(void *ctx, size_t lo, size_t hi)
 {
 	unsigned char *seen = ctx;
@@ -433,5 +477,6 @@ int main(void)
 	test_sort();
 	test_sort_bytes();
 	test_run2();
+	test_parallel_merge();
 	return failed;
 }

@@ -7,6 +7,7 @@
  * by two threads, largest first.
  */
 #include "mkqs.h"
+#include "vec.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,18 +21,10 @@ struct parts {
 	size_t n, cap;
 };
 
+/* (a function: a compound literal's commas cannot go into VEC_PUSH) */
 static int parts_push(struct parts *p, struct part x)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct part *v = realloc(p->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		p->v = v;
-		p->cap = cap;
-	}
-	p->v[p->n++] = x;
-	return 0;
+	return VEC_PUSH(*p, x);
 }
 
 /*

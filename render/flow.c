@@ -293,7 +293,7 @@ static int chain_fields(struct state *st, const uint32_t *f, size_t n, size_t sa
 	if (ids_reserve(g, n - same))
 		return -1;
 	for (size_t i = same; i < n; i++) {
-		if (dd != FG_NONE && f[i] == dd && i >= 1 && i + 1 < n &&
+		if (f[i] == dd && i >= 1 && i + 1 < n &&
 		    (!divs->n || divs->v[divs->n - 1] != i - 1)) {
 			if (ids_push(divs, i))
 				return -1;
@@ -327,9 +327,6 @@ static int chain_rewrite(struct state *st, const uint32_t *f, size_t n, size_t s
 	size_t end = np ? PART_END(np - 1) : 0;
 #undef PART_START
 #undef PART_END
-	if (st->dashdash == FG_NONE &&
-	    (st->dashdash = fg_frame_intern(st->s, "--", 2)) == FG_NONE)
-		return -1;
 	if (ids_reserve(out, end + 3))
 		return -1;
 	if (!np)	/* undef . ";--;" */
@@ -456,7 +453,7 @@ struct half {
 	struct state st;
 	struct fg_flow out;
 	size_t lo, hi;
-	int first, ret;
+	int ret;
 };
 
 static void *walk_half(void *arg)
@@ -465,16 +462,14 @@ static void *walk_half(void *arg)
 
 	h->ret = fg_stacks_walk_range(h->st.s, h->lo, h->hi, on_line, &h->st);
 	if (!h->ret)
-		h->ret = close_all(&h->st, h->first);
+		h->ret = close_all(&h->st, h->hi < fg_stacks_lines(h->st.s));
 	return NULL;
 }
 
 /* Every waker name the chain rewrite can ask for, interned beforehand:
  * the two halves then only read the frame table. */
-static int intern_wakers(struct fg_stacks *s, uint32_t *dashdash)
+static int intern_wakers(struct fg_stacks *s)
 {
-	if (*dashdash == FG_NONE && (*dashdash = fg_frame_intern(s, "--", 2)) == FG_NONE)
-		return -1;
 	for (size_t f = 0, n = fg_frame_count(s); f < n; f++)
 		if (fg_frame_waker(s, (uint32_t)f) == FG_NONE)
 			return -1;
@@ -489,7 +484,7 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 	pthread_t t;
 	int ret = -1, started = 0;
 
-	if (chain && intern_wakers(s, &dashdash))
+	if (chain && intern_wakers(s))
 		return -1;
 	/* both made (|, not ||), so both can be freed */
 	if (state_init(&h[0].st, s, &h[0].out, chain, mwt, dashdash, pnum_iv(0)) |
@@ -497,10 +492,8 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 		goto out;
 	h[0].lo = 0;
 	h[0].hi = k;
-	h[0].first = 1;
 	h[1].lo = k;
 	h[1].hi = fg_stacks_lines(s);
-	h[1].first = 0;
 	if (ids_push(&h[1].st.prev, 0) || push_opening(&h[1].st, &root))
 		goto out;
 	started = !pthread_create(&t, NULL, walk_half, &h[1]);
@@ -532,12 +525,15 @@ out:
 int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
 		  struct fg_flow *out)
 {
-	uint32_t dashdash = fg_frame_lookup(s, "--", 2);
+	/* the chain rewrite's divider ("--" joins the parts it splits) */
+	uint32_t dashdash = chain ? fg_frame_intern(s, "--", 2) : FG_NONE;
 	uint64_t before;
 	struct state st;
 	size_t k;
 	int ret;
 
+	if (chain && dashdash == FG_NONE)
+		return -1;
 	if (!flamechart && fg_stacks_lines(s) >= fg_flow_parallel_min &&
 	    (k = fg_stacks_split(s, &before)))
 		return build_halves(s, k, before, chain, minwidth_time, dashdash, out);

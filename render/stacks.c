@@ -927,16 +927,15 @@ int fg_stacks_walk_range(struct fg_stacks *s, size_t lo, size_t hi, fg_line_fn f
 	return walk_lines(s, 1, 0, lo, hi, fn, ctx);
 }
 
-/* The width of sorted line i, when an integer below 2^62. */
+/* The width of sorted line i, when a one-count line's integer below 2^62. */
 static int line_width(const struct fg_stacks *s, size_t i, uint64_t *w)
 {
 	const struct fg_sortkey *k = &s->sorted[i];
 	const struct fg_leafinfo *li = &s->leaves.v[s->rank_leaf[((const uint32_t *)k->p)[k->len - 1]]];
-	const struct fg_count *c = li->two ? &li->c2 : &li->c1;
 
-	if (li->two || c->nv || c->u >= (1ULL << 62))
+	if (li->two || li->c1.nv || li->c1.u >= (1ULL << 62))
 		return -1;
-	*w = c->u;
+	*w = li->c1.u;
 	return 0;
 }
 

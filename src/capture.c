@@ -26,9 +26,9 @@
  * SVG, which shows no pids, keys are summed by what they show (the comms
  * and the symbolised stacks), so the sums grow with the distinct lines,
  * not with every process of a fork storm (-f and --text print one line
- * or entry per key, as offwaketime does: their size is the output's).  Symbolising can take a
- * while (a burst of new stacks, ELF files to read), so the ring buffer is
- * read every KEEP_UP keys meanwhile.
+ * or entry per key, as offwaketime does: their size is the output's).
+ * Symbolising can take a while (a burst of new stacks, ELF files to
+ * read), so the ring buffer is read every KEEP_UP keys meanwhile.
  *
  * Process events from the ring buffer make us read /proc/PID/maps while
  * the process is alive (procmaps.c), so frames of processes that exit

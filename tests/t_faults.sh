@@ -23,6 +23,15 @@ OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
 cd "$TMPD" || exit 1
 
 svgcheck faults > /dev/null || SVGCHECK=	# without it: only "ends in </svg>"
+# quiet_stop NAME STATUS ERRFILE [MAX]: a non-zero status and nothing on
+# stderr (MAX: bytes of stderr shown on failure, 200 unless given)
+quiet_stop() {
+	if [ "$2" -ne 0 ] && [ ! -s "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "status $2, stderr: $(head -c "${4:-200}" "$3")"
+	fi
+}
 svg_ok() {	# svg_ok FILE: a complete, well-formed SVG
 	if [ -n "$SVGCHECK" ]; then "$SVGCHECK" -e "$1" 2> /dev/null
 	else tail -c 200 "$1" | grep -q '</svg>'; fi
@@ -33,20 +42,12 @@ python3 -c 'import sys; sys.stdout.write("".join("main;f%d;g 1\n" % i for i in r
 	> big.folded 2>/dev/null || for i in $(seq 20000); do echo "main;f$i;g 1"; done > big.folded
 "$OFFWAKE" render --minwidth=0 big.folded 2> pipe.err | head -c 10 > /dev/null
 st=${PIPESTATUS[0]}
-if [ "$st" -ne 0 ] && [ ! -s pipe.err ]; then
-	pass render_sigpipe_quiet
-else
-	fail render_sigpipe_quiet "status $st, stderr: $(head -c 200 pipe.err)"
-fi
+quiet_stop render_sigpipe_quiet "$st" pipe.err
 # with SIGPIPE ignored (as under some shells and supervisors): EPIPE
 (trap '' PIPE; "$OFFWAKE" render --minwidth=0 big.folded 2> epipe.err | head -c 10 > /dev/null
  exit "${PIPESTATUS[0]}")
 st=$?
-if [ "$st" -ne 0 ] && [ ! -s epipe.err ]; then
-	pass render_epipe_quiet
-else
-	fail render_epipe_quiet "status $st, stderr: $(head -c 200 epipe.err)"
-fi
+quiet_stop render_epipe_quiet "$st" epipe.err
 if [ -w /dev/full ]; then
 	"$OFFWAKE" render big.folded > /dev/full 2> full.err; st=$?
 	if [ $st -ne 0 ] && grep -qi 'no space' full.err; then
@@ -132,20 +133,12 @@ else
 	# a 2 s capture may be small enough to fit the pipe: retry with SVG + wide
 	"$OFFWAKE" --minwidth=0 2 2> cpipe.err | (sleep 3; head -c 10 > /dev/null)
 	st=${PIPESTATUS[0]}
-	if [ "$st" -ne 0 ] && [ ! -s cpipe.err ]; then
-		pass capture_sigpipe_quiet
-	else
-		fail capture_sigpipe_quiet "status $st, stderr: $(head -c 300 cpipe.err)"
-	fi
+	quiet_stop capture_sigpipe_quiet "$st" cpipe.err 300
 fi
 (trap '' PIPE; "$OFFWAKE" --minwidth=0 2 2> cepipe.err | (sleep 3; head -c 10 > /dev/null)
  exit "${PIPESTATUS[0]}")
 st=$?
-if [ "$st" -ne 0 ] && [ ! -s cepipe.err ]; then
-	pass capture_epipe_quiet
-else
-	fail capture_epipe_quiet "status $st, stderr: $(head -c 300 cepipe.err)"
-fi
+quiet_stop capture_epipe_quiet "$st" cepipe.err 300
 
 # -o into places that cannot hold the file
 touch notadir

@@ -73,6 +73,12 @@ volatile __u32 active;
  * wakeup may come just before the switch-out of the block it ends).
  */
 volatile __u32 armed;
+/*
+ * The last task seen switched in on some CPU but never switched out
+ * there: kernels may hide tasks from tracing (this one hides its VM's
+ * agent), and while one runs no program of ours runs on that CPU.
+ */
+volatile __u32 hidden_pid;
 
 /* Per-task bookkeeping between switch-out, wakeup and switch-in. */
 struct ow_task {
@@ -151,6 +157,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } losses SEC(".maps");
+
+/*
+ * The pid + 1 of the task the last switch seen on this CPU put on it (0:
+ * none yet).  The next switch there must take that task off the CPU;
+ * another prev means the kernel did not report a switch in between.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} oncpu SEC(".maps");
 
 /* Blocks added to the counts maps, per CPU (one entry). */
 struct {
@@ -382,32 +400,6 @@ static __always_inline struct ow_task *task_info(struct task_struct *t,
 	return ti;
 }
 
-static __always_inline void switch_out(void *ctx, bool preempt,
-				       struct task_struct *prev, __u64 now,
-				       bool btf)
-{
-	__u32 pid = BPF_CORE_READ(prev, pid);
-	struct ow_task *ti;
-	__u32 state;
-
-	if (pid == 0 || !thread_ok(prev, pid) || !state_ok(prev))
-		return;
-	ti = task_info(prev, pid, true, btf);
-	if (!ti)
-		return;
-	state = task_state(prev);
-	ti->start_ns = now;
-	/* A task preempted while it was going to sleep is still runnable. */
-	ti->blocked = !preempt && state != 0;
-	if (!ti->blocked)
-		ti->wake_ns = 0;	/* preempted: no wakeup will come */
-	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
-	if (want_ustack && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD))
-		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
-	else
-		ti->t_ustack = OW_NO_STACK;
-}
-
 static __always_inline void add_count(struct ow_key *key, __u64 delta)
 {
 	void *map = (active & 1) ? (void *)&counts1 : (void *)&counts0;
@@ -431,35 +423,27 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
 	}
 }
 
-static __always_inline void switch_in(struct task_struct *next, __u64 now,
-				      bool btf)
+/*
+ * Add the block of t that ended at end (start_ns to end) to the counts,
+ * with the waker's identity and stacks when woken says they are its own.
+ */
+static __always_inline void end_block(struct task_struct *t, __u32 pid,
+				      struct ow_task *ti, __u64 end,
+				      bool woken)
 {
-	__u32 pid = BPF_CORE_READ(next, pid);
 	struct ow_key key = {};
-	struct ow_task *ti;
-	__u64 start, last_on, delta;
+	__u64 delta = end - ti->start_ns;
 
-	if (pid == 0)
-		return;
-	ti = task_info(next, pid, false, btf);
-	if (!ti)
-		return;
-	last_on = ti->on_ns;
-	ti->on_ns = now;
-	start = ti->start_ns;
-	if (!start)
-		return;
 	ti->start_ns = 0;
-	delta = now - start;
 	if (delta < min_ns || delta >= max_ns)
 		return;
 
-	BPF_CORE_READ_INTO(&key.target, next, comm);
+	BPF_CORE_READ_INTO(&key.target, t, comm);
 	key.t_pid = pid;
-	key.t_tgid = BPF_CORE_READ(next, tgid);
+	key.t_tgid = BPF_CORE_READ(t, tgid);
 	key.t_kstack = ti->t_kstack;
 	key.t_ustack = ti->t_ustack;
-	if (ti->wake_ns > last_on) {
+	if (woken) {
 		__builtin_memcpy(key.waker, ti->w_comm, OW_COMM_LEN);
 		key.w_pid = ti->w_pid;
 		key.w_tgid = ti->w_tgid;
@@ -468,8 +452,80 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now,
 	} else if (ti->blocked) {
 		count(&losses, OW_LOSS_WAKER);
 	}
-	ti->wake_ns = 0;
 	add_count(&key, delta);
+}
+
+/*
+ * t is going off CPU again while its last block never ended: the switch
+ * that put it back on CPU was not reported (see hidden_pid).  A block
+ * whose wakeup was seen ends at that wakeup (its wait for a CPU is left
+ * out); any other (a wakeup not seen either, or a preemption) is counted
+ * as lost.
+ */
+static __always_inline void end_hidden_block(struct task_struct *t,
+					     __u32 pid, struct ow_task *ti,
+					     __u64 now)
+{
+	if (ti->blocked && ti->wake_ns > ti->start_ns) {
+		count(&losses, OW_LOSS_END_AT_WAKEUP);
+		end_block(t, pid, ti, ti->wake_ns, true);
+	} else {
+		count(&losses, OW_LOSS_END_HIDDEN);
+		ti->start_ns = 0;
+	}
+	ti->on_ns = now;
+	ti->wake_ns = 0;
+}
+
+static __always_inline void switch_out(void *ctx, bool preempt,
+				       struct task_struct *prev, __u64 now,
+				       bool btf)
+{
+	__u32 pid = BPF_CORE_READ(prev, pid);
+	struct ow_task *ti;
+	__u32 state;
+	bool keep;
+
+	if (pid == 0 || !thread_ok(prev, pid))
+		return;
+	keep = state_ok(prev);
+	ti = task_info(prev, pid, keep, btf);
+	if (!ti)
+		return;
+	if (ti->start_ns)
+		end_hidden_block(prev, pid, ti, now);
+	if (!keep)
+		return;
+	state = task_state(prev);
+	ti->start_ns = now;
+	/* A task preempted while it was going to sleep is still runnable. */
+	ti->blocked = !preempt && state != 0;
+	if (!ti->blocked)
+		ti->wake_ns = 0;	/* preempted: no wakeup will come */
+	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
+	if (want_ustack && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD))
+		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
+	else
+		ti->t_ustack = OW_NO_STACK;
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now,
+				      bool btf)
+{
+	__u32 pid = BPF_CORE_READ(next, pid);
+	struct ow_task *ti;
+	__u64 last_on;
+
+	if (pid == 0)
+		return;
+	ti = task_info(next, pid, false, btf);
+	if (!ti)
+		return;
+	last_on = ti->on_ns;
+	ti->on_ns = now;
+	if (ti->start_ns)
+		end_block(next, pid, ti, now, ti->wake_ns > last_on);
+	ti->wake_ns = 0;
 }
 
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
@@ -518,9 +574,19 @@ static __always_inline void on_switch(void *ctx, bool preempt,
 				      struct task_struct *next, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
+	__u32 zero = 0;
+	__u64 *on;
 
 	if (!armed)
 		return;
+	on = bpf_map_lookup_elem(&oncpu, &zero);
+	if (on) {
+		if (*on && *on != (__u64)BPF_CORE_READ(prev, pid) + 1) {
+			count(&losses, OW_LOSS_HIDDEN_SWITCH);
+			hidden_pid = *on - 1;
+		}
+		*on = (__u64)BPF_CORE_READ(next, pid) + 1;
+	}
 	switch_out(ctx, preempt, prev, now, btf);
 	switch_in(next, now, btf);
 }

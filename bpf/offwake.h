@@ -51,6 +51,9 @@ enum ow_loss {
 	OW_LOSS_WAKER,			/* blocked task came back with no waker */
 	OW_LOSS_COUNTS_FULL,		/* aggregation map full */
 	OW_LOSS_EVENTS,			/* ring buffer full: process event lost */
+	OW_LOSS_HIDDEN_SWITCH,		/* a switch the kernel did not report */
+	OW_LOSS_END_AT_WAKEUP,		/* block end hidden: counted to wakeup */
+	OW_LOSS_END_HIDDEN,		/* block end and wakeup hidden */
 	OW_LOSS_NR,
 };
 

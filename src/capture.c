@@ -427,6 +427,23 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The name of the task the kernel hid (read now: it may exit later). */
+static void name_hidden(struct capture *c)
+{
+	char path[64];
+	FILE *f;
+
+	c->hidden_pid = c->skel->bss->hidden_pid;
+	snprintf(path, sizeof(path), "/proc/%u/comm", c->hidden_pid);
+	strcpy(c->hidden_comm, "?");
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(c->hidden_comm, sizeof(c->hidden_comm), f))
+		c->hidden_comm[strcspn(c->hidden_comm, "\n")] = 0;
+	fclose(f);
+}
+
 int capture_run(struct capture *c, const struct capture_opts *o,
 		struct progress *pg)
 {
@@ -491,6 +508,8 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		err = drain_map(c, c->skel->maps.counts1) < 0;
 	retry_pending(c, true);
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
+	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
+		name_hidden(c);
 	return err;
 }
 
@@ -517,12 +536,18 @@ void capture_report_losses(const struct capture *c)
 		[OW_LOSS_WAKER] = "blocks without their waker (the wakeup was not seen)",
 		[OW_LOSS_COUNTS_FULL] = "blocks dropped: counts map full between drains (a capture with very many distinct stacks; please report)",
 		[OW_LOSS_EVENTS] = "process events lost: ring buffer full (some exited processes may show [unknown] frames)",
+		[OW_LOSS_HIDDEN_SWITCH] = "context switches the kernel did not report: it hides some tasks from tracing, and no event is seen on a CPU while one runs",
+		[OW_LOSS_END_AT_WAKEUP] = "blocks whose return to CPU the kernel did not report: counted up to their wakeup",
+		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
 	};
 
 	for (int i = 0; i < OW_LOSS_NR; i++)
 		if (c->losses[i])
 			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
 				(unsigned long long)c->losses[i], what[i]);
+	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
+		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); wakeups that interrupts made while such a task ran have no waker\n",
+			c->hidden_pid, c->hidden_comm);
 	if (c->drain_errors)
 		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
 			(unsigned long long)c->drain_errors);

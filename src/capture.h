@@ -31,6 +31,9 @@ struct capture {
 	size_t resolves;		/* keys symbolised, to read the ring
 					 * buffer every so often */
 	uint64_t losses[OW_LOSS_NR];
+	uint32_t hidden_pid;		/* a task the kernel hides (see
+					 * OW_LOSS_HIDDEN_SWITCH) */
+	char hidden_comm[OW_COMM_LEN];	/* its name, when still alive */
 	uint64_t drain_errors;		/* keys user space could not store */
 	double seconds;			/* how long the capture ran */
 	double fill;			/* % of the last drained counts map */

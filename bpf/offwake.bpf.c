@@ -569,24 +569,37 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 		ti->w_ustack = OW_NO_STACK;
 }
 
+/*
+ * Whether a switch this CPU made was not reported, seen from the next one
+ * that takes off_pid off it: the last one seen put another task on it
+ * (counted, and that task noted).  This CPU runs on_pid from now on.
+ */
+static __always_inline bool switched_unseen(__u32 off_pid, __u32 on_pid)
+{
+	__u32 zero = 0;
+	__u64 *on = bpf_map_lookup_elem(&oncpu, &zero);
+	bool unseen = false;
+
+	if (!on)
+		return false;
+	if (*on && *on != (__u64)off_pid + 1) {
+		count(&losses, OW_LOSS_HIDDEN_SWITCH);
+		hidden_pid = *on - 1;
+		unseen = true;
+	}
+	*on = (__u64)on_pid + 1;
+	return unseen;
+}
+
 static __always_inline void on_switch(void *ctx, bool preempt,
 				      struct task_struct *prev,
 				      struct task_struct *next, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0;
-	__u64 *on;
 
 	if (!armed)
 		return;
-	on = bpf_map_lookup_elem(&oncpu, &zero);
-	if (on) {
-		if (*on && *on != (__u64)BPF_CORE_READ(prev, pid) + 1) {
-			count(&losses, OW_LOSS_HIDDEN_SWITCH);
-			hidden_pid = *on - 1;
-		}
-		*on = (__u64)BPF_CORE_READ(next, pid) + 1;
-	}
+	switched_unseen(BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid));
 	switch_out(ctx, preempt, prev, now, btf);
 	switch_in(next, now, btf);
 }
@@ -627,6 +640,22 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	on_switch(ctx, preempt, prev, next, false);
+	return 0;
+}
+
+/*
+ * The end of __schedule(), in the context of the task it leaves on CPU
+ * (kernels since 6.16; attached where it exists): when the switch to that
+ * task was not reported, it is switched in here, at the right time.
+ */
+SEC("tp_btf/sched_exit_tp")
+int BPF_PROG(schedule_end_btf, bool is_switch)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 pid = BPF_CORE_READ(cur, pid);
+
+	if (armed && switched_unseen(pid, pid))
+		switch_in(cur, bpf_ktime_get_ns(), true);
 	return 0;
 }
 

@@ -43,6 +43,7 @@
  * distinct stacks and keys, and how full the last drained map was.
  */
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
@@ -99,6 +100,21 @@ static uint64_t us_to_ns(uint64_t us)
 	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
 }
 
+/* Whether the kernel has the bare tracepoint name (its BTF says so). */
+static bool kernel_has_tp(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char type[64];
+	bool has;
+
+	if (!btf)
+		return false;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	has = btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return has;
+}
+
 static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		      bool raw)
 {
@@ -134,6 +150,8 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		bpf_program__set_autoload(p, !strncmp(sec, raw ? "raw_tp/" :
 						      "tp_btf/", 7));
 	}
+	bpf_program__set_autoload(s->progs.schedule_end_btf,
+				  !raw && kernel_has_tp("sched_exit_tp"));
 }
 
 static struct offwake_bpf *open_load(const struct capture_opts *o, bool raw,
@@ -384,6 +402,7 @@ static void show_status(struct capture *c, const struct capture_opts *o,
 static int load(struct capture *c, const struct capture_opts *o)
 {
 	int err, err2;
+	bool force_raw;
 
 	if (access(BTF_PATH, R_OK)) {
 		ow_err("%s: %s: this kernel needs BTF (CONFIG_DEBUG_INFO_BTF=y)",
@@ -392,9 +411,12 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
 						   libbpf_quiet);
-	c->skel = open_load(o, false, &err);
-	if (!c->skel && err != EPERM && err != EACCES)
-		c->skel = open_load(o, true, &err2);
+	/* OFFWAKE_RAW_TP=1 (for tests): the fallback set only */
+	force_raw = getenv("OFFWAKE_RAW_TP") &&
+		    !strcmp(getenv("OFFWAKE_RAW_TP"), "1");
+	c->skel = force_raw ? NULL : open_load(o, false, &err);
+	if (!c->skel && (force_raw || (err != EPERM && err != EACCES)))
+		c->skel = open_load(o, true, force_raw ? &err : &err2);
 	if (!c->skel) {
 		ow_err("loading the BPF programs: %s: %s", strerror(err),
 		       load_hint(err));
@@ -546,7 +568,7 @@ void capture_report_losses(const struct capture *c)
 			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
 				(unsigned long long)c->losses[i], what[i]);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
-		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); wakeups that interrupts made while such a task ran have no waker\n",
+		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); a wakeup made while such a task ran (by it, or by an interrupt) has no waker\n",
 			c->hidden_pid, c->hidden_comm);
 	if (c->drain_errors)
 		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",

@@ -68,6 +68,13 @@ check capture_nanosleep_stack has main '^ow_sleep;.*sleep_loop;.*do_nanosleep;sc
 us=$(sum_us "$TMPD/main" '^ow_sleep;.*do_nanosleep')
 if within "$us" 1000000 2300000; then pass capture_nanosleep_time; else fail capture_nanosleep_time "ow_sleep blocked ${us} us in a 2 s capture"; fi
 check capture_irq_marker has main '^ow_sleep;.*hrtimer_wakeup;.*;\[hardirq\];[^;]* [0-9]+$'
+# The raw_tp set (kernels without tp_btf), forced: the same stacks and time.
+if OFFWAKE_RAW_TP=1 cap raw -p "$PP,$SL" 2 && has raw "$pong" &&
+   within "$(sum_us "$TMPD/raw" '^ow_pong;.*anon_pipe_read')" 1000000 2300000; then
+	pass capture_raw_tp
+else
+	fail capture_raw_tp "$(head -c 300 "$TMPD/raw.err")"
+fi
 # (interrupts may land in our programs: look at the leaves only)
 if has main '(bpf_prog_|bpf_trace_run|__bpf_trace|bpf_trampoline)[^;]*;--;|;--;(bpf_prog_|bpf_trace_run|__bpf_trace|bpf_trampoline)'; then
 	fail capture_no_plumbing "BPF/tracepoint frames shown"

@@ -36,7 +36,8 @@
  * GRACE_S (long enough for their last keys to be drained) are forgotten,
  * and so, GRACE_S later, are their lineages' caches and, once idle, user
  * stacks (stackstore.c); a stack given up is cleared from the kernel's
- * "seen" cache, so it is sent again should it come back.
+ * "seen" cache, so it is sent again should it come back.  ELF files unused
+ * for FILE_IDLE sweeps are forgotten too (read again if needed).
  *
  * On a terminal, the status line (progress.c) shows every STATUS_MS the
  * time, the blocks counted (a per-CPU counter of the kernel side), the
@@ -65,6 +66,7 @@
 #define STATUS_MS	250
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
+#define FILE_IDLE	60		/* OFFWAKE_FILE_IDLE=N: tests */
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
@@ -470,6 +472,8 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		struct progress *pg)
 {
 	double start, end, next_drain, next_status, next_sweep;
+	const char *fi = getenv("OFFWAKE_FILE_IDLE");
+	unsigned file_idle = fi ? (unsigned)atoi(fi) : FILE_IDLE;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -514,10 +518,13 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		if (t >= next_sweep) {
 			procmaps_sweep(c->pm, t, GRACE_S);
 			stacks_sweep(&c->stacks);
+			folder_sweep(&c->fo, file_idle);
 			next_sweep = t + SWEEP_MS / 1000.0;
 		}
 	}
 	c->seconds = now_s() - start;
+	c->user_threads = o->threads == OW_THREADS_ALL ||
+			  o->threads == OW_THREADS_USER;
 	progress_phase(pg, "finishing");
 	/* disarmed first: blocks ending while the waking program is being
 	 * detached would seem to have no waker */
@@ -563,11 +570,17 @@ void capture_report_losses(const struct capture *c)
 		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
 	};
 
+	/* hidden switches matter when their tasks were to be traced, or
+	 * when they explain a loss */
+	bool hidden = c->user_threads || c->losses[OW_LOSS_WAKER] ||
+		      c->losses[OW_LOSS_END_AT_WAKEUP] ||
+		      c->losses[OW_LOSS_END_HIDDEN];
+
 	for (int i = 0; i < OW_LOSS_NR; i++)
-		if (c->losses[i])
+		if (c->losses[i] && (i != OW_LOSS_HIDDEN_SWITCH || hidden))
 			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
 				(unsigned long long)c->losses[i], what[i]);
-	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
+	if (c->losses[OW_LOSS_HIDDEN_SWITCH] && hidden)
 		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); a wakeup made while such a task ran (by it, or by an interrupt) has no waker\n",
 			c->hidden_pid, c->hidden_comm);
 	if (c->drain_errors)

@@ -34,6 +34,8 @@ struct capture {
 	uint32_t hidden_pid;		/* a task the kernel hides (see
 					 * OW_LOSS_HIDDEN_SWITCH) */
 	char hidden_comm[OW_COMM_LEN];	/* its name, when still alive */
+	bool user_threads;		/* all user threads traced (the
+					 * hidden ones could have been) */
 	uint64_t drain_errors;		/* keys user space could not store */
 	double seconds;			/* how long the capture ran */
 	double fill;			/* % of the last drained counts map */

@@ -127,6 +127,7 @@ void folder_free(struct folder *f)
 	}
 	htab_free(&f->interned);
 	htab_free(&f->cache);
+	htab_free(&f->names);
 	for (size_t i = 0; i < f->npool; i++)
 		free(f->pool[i]);
 	free(f->pool);
@@ -250,6 +251,41 @@ static const char *shown(struct folder *f, const char *name)
 	return name ? clean(f, name, SIZE_MAX) : "[unknown]";
 }
 
+void folder_sweep(struct folder *f, unsigned max_idle)
+{
+	usyms_sweep(f->us, max_idle);
+}
+
+/*
+ * A user frame's name as shown, one copy per distinct name: usyms forgets
+ * files (folder_sweep()), and symbolised stacks compare names by pointer.
+ */
+static const char *kept_name(struct folder *f, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, len;
+	const char *k;
+	char *copy;
+
+	if (!name)
+		return shown(f, name);
+	for (len = 0; name[len]; len++)
+		h = (h ^ (unsigned char)name[len]) * 0x100000001b3ULL;
+	k = htab_get(&f->names, h, len);
+	if (k && !strcmp(k, name))
+		return k;
+	k = clean(f, name, SIZE_MAX);
+	if (k == name) {	/* clean: not copied yet */
+		if (ow_grow(&f->pool, &f->poolcap, f->npool,
+			    sizeof(*f->pool)) < 0 || !(copy = strdup(name)))
+			return "[unknown]";
+		f->pool[f->npool++] = copy;
+		k = copy;
+	}
+	if (!htab_get(&f->names, h, len))
+		htab_put(&f->names, h, len, (void *)k);
+	return k;
+}
+
 static void add_frame(struct symstack *s, const char *name)
 {
 	s->f[s->n++] = (struct symframe){ name, strlen(name) };
@@ -303,7 +339,7 @@ static const char *user_name(struct folder *f, struct lineage *ln,
 	const char *name = ln ? htab_get(&ln->names, addr, version) : NULL;
 
 	if (!name) {
-		name = shown(f, usyms_name(f->us, tgid, addr));
+		name = kept_name(f, usyms_name(f->us, tgid, addr));
 		if (ln)	/* or uncached */
 			htab_put(&ln->names, addr, version, (void *)name);
 	}

@@ -46,6 +46,8 @@ struct folder {
 				 * lineage, see fold.c) */
 	char **pool;		/* sanitised copies of names */
 	size_t npool, poolcap;
+	struct htab names;	/* (hash, length) of a user frame's name
+				 * -> its copy in the pool */
 	uint64_t missing;	/* references to stacks never received */
 };
 
@@ -56,6 +58,11 @@ struct folder {
  */
 int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st);
 void folder_free(struct folder *f);
+/*
+ * Once a second: ELF files not used for max_idle calls are forgotten
+ * (the user frames' names shown were copied).
+ */
+void folder_sweep(struct folder *f, unsigned max_idle);
 
 /*
  * Name the four stacks of e (e->stk; the waker's user stack is shown

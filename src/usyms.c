@@ -12,7 +12,8 @@
  * in containers), then by their path (processes that have exited).
  * Only regular files are read (ow_open_file()): these paths are under the
  * traced users' control, and a FIFO or device there must not block us.
- * Each file is read once, cached by device and inode (a hash table).
+ * Each file is read once, cached by device and inode (a hash table), and
+ * forgotten when unused for a while (usyms_sweep()), read again if needed.
  * Anonymous executable mappings (JIT code) are looked up in
  * /tmp/perf-PID.map.  Names are demangled on first use.
  */
@@ -53,6 +54,7 @@ struct efile {
 	struct seg *segs;
 	size_t nsegs, segcap;
 	bool fixed;		/* an executable that is not a PIE */
+	unsigned idle;		/* sweeps since it was last used */
 };
 
 struct usyms {
@@ -333,15 +335,18 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 {
 	struct efile *e;
 
+	e = NULL;
 	if (m->ino) {
 		e = htab_get(&u->by_inode, m->dev, m->ino);
-		if (e)
-			return e;
 	} else {
-		for (size_t i = 0; i < u->n; i++)
+		for (size_t i = 0; i < u->n && !e; i++)
 			if (!u->files[i]->ino && u->files[i]->path &&
 			    !strcmp(u->files[i]->path, m->path))
-				return u->files[i];
+				e = u->files[i];
+	}
+	if (e) {
+		e->idle = 0;
+		return e;
 	}
 	if (ow_grow(&u->files, &u->cap, u->n, sizeof(*u->files)) < 0)
 		return NULL;
@@ -354,6 +359,22 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 	}
 	u->files[u->n++] = e;
 	return e;
+}
+
+void usyms_sweep(struct usyms *u, unsigned max_idle)
+{
+	for (size_t i = 0; i < u->n;) {
+		struct efile *e = u->files[i];
+
+		if (++e->idle <= max_idle) {
+			i++;
+			continue;
+		}
+		if (e->ino)
+			htab_del(&u->by_inode, e->dev, e->ino);
+		efile_free(e);
+		u->files[i] = u->files[--u->n];
+	}
 }
 
 static const char *sym_name(struct efile *e, struct esym *s)

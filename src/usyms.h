@@ -14,8 +14,13 @@ struct usyms;
 struct usyms *usyms_new(struct procmaps *pm);
 void usyms_free(struct usyms *u);
 
-/* Function name (demangled) at addr in process tgid, or NULL. */
+/*
+ * Function name (demangled) at addr in process tgid, or NULL; valid until
+ * the next usyms_sweep().
+ */
 const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
+/* Forget the files not used since the last max_idle calls (0: all). */
+void usyms_sweep(struct usyms *u, unsigned max_idle);
 /*
  * Whether addr in tgid is known to be code of a non-PIE executable, which
  * every process maps at the same address (else it is taken to be

@@ -68,6 +68,14 @@ check capture_nanosleep_stack has main '^ow_sleep;.*sleep_loop;.*do_nanosleep;sc
 us=$(sum_us "$TMPD/main" '^ow_sleep;.*do_nanosleep')
 if within "$us" 1000000 2300000; then pass capture_nanosleep_time; else fail capture_nanosleep_time "ow_sleep blocked ${us} us in a 2 s capture"; fi
 check capture_irq_marker has main '^ow_sleep;.*hrtimer_wakeup;.*;\[hardirq\];[^;]* [0-9]+$'
+# ELF files forgotten at every sweep (OFFWAKE_FILE_IDLE=0) and read again:
+# user frames are still named (the names shown are copies; the sanitiser
+# run of this suite would see a use after free otherwise).
+if OFFWAKE_FILE_IDLE=0 cap idle -p "$PP" 3 && has idle "$pong"; then
+	pass capture_files_forgotten
+else
+	fail capture_files_forgotten "$(head -c 300 "$TMPD/idle.err")"
+fi
 # The raw_tp set (kernels without tp_btf), forced: the same stacks and time.
 if OFFWAKE_RAW_TP=1 cap raw -p "$PP,$SL" 2 && has raw "$pong" &&
    within "$(sum_us "$TMPD/raw" '^ow_pong;.*anon_pipe_read')" 1000000 2300000; then

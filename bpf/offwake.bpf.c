@@ -677,6 +677,15 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
 {
 	on_fork(parent, child);
+	/*
+	 * The child's storage is made now, where nothing holds this CPU's
+	 * task-storage lock: a task preempted in a task-storage operation
+	 * holds it (per CPU, only migration is disabled), and then storage
+	 * can be found but not made, so a first switch-out would be lost.
+	 */
+	if (thread_ok(child, BPF_CORE_READ(child, pid)))
+		bpf_task_storage_get(&tstore, child, 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return 0;
 }
 

@@ -67,6 +67,7 @@
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
 #define FILE_IDLE	60		/* OFFWAKE_FILE_IDLE=N: tests */
+/* (and OFFWAKE_STACKS_IDLE=N for STACKS_IDLE) */
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
@@ -451,6 +452,14 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* A number from the environment (test settings), else def. */
+static unsigned env_uint(const char *name, unsigned def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
+}
+
 /* The name of the task the kernel hid (read now: it may exit later). */
 static void name_hidden(struct capture *c)
 {
@@ -472,8 +481,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		struct progress *pg)
 {
 	double start, end, next_drain, next_status, next_sweep;
-	const char *fi = getenv("OFFWAKE_FILE_IDLE");
-	unsigned file_idle = fi ? (unsigned)atoi(fi) : FILE_IDLE;
+	unsigned file_idle = env_uint("OFFWAKE_FILE_IDLE", FILE_IDLE);
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -490,6 +498,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	c->stacks.forget = unsee;
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
+	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
 	start = now_s();
 	end = o->duration ? start + o->duration : 0;
 	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */

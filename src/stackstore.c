@@ -10,9 +10,17 @@
  * may name a stack of the old one that its other processes still use, so
  * a stack is only given up once it was not used for STACKS_IDLE sweeps
  * (half a minute: no key on the way names it, unless a task of another
- * lineage with the very same addresses blocked all that time).  A stack whose addresses are not randomised
- * (code of a non-PIE program), or that two lineages used, is kept, as is
- * every stack without randomisation.
+ * lineage with the very same addresses blocked all that time).  A stack
+ * whose addresses are not randomised (code of a non-PIE program), or that
+ * two lineages used, is kept, as is every stack without randomisation.
+ *
+ * Giving up takes two steps.  The kernel side uses a stack it has sent
+ * without sending it again, and a key names it only when its block ends:
+ * so first the kernel side is told to forget it (forget()), which makes
+ * any later use send it again, and only after another max_idle sweeps
+ * without a use or a resend is it freed.  (Freeing at once lost the
+ * stacks of blocks that began just before: non-PIE programs such as gcc's
+ * cc1 give every process of a build some of the very same stacks.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +46,19 @@ int stacks_add(struct stacks *s, const struct ow_stack *rec, size_t len)
 		s->bad++;
 		return 0;
 	}
-	if (htab_get(&s->tab, rec->hash, 0))
+	r = htab_get(&s->tab, rec->hash, 0);
+	if (r) {		/* sent again: in use again */
+		r->used = s->sweeps;
+		r->unseen = false;
 		return 0;
+	}
 	r = malloc(sizeof(*r) + rec->nr * sizeof(r->ips[0]));
 	if (!r)
 		return -1;
 	r->nr = rec->nr;
 	r->holders = 0;
 	r->used = s->sweeps;
+	r->unseen = false;
 	memcpy(r->ips, rec->ips, rec->nr * sizeof(r->ips[0]));
 	if (htab_put(&s->tab, rec->hash, 0, r) < 0) {
 		free(r);
@@ -105,14 +118,18 @@ void stacks_sweep(struct stacks *s)
 
 		if (!r || r->holders)	/* given up already, or held again */
 			continue;
-		if (s->sweeps - r->used < STACKS_IDLE) {
-			s->idle[n++] = ref;
+		if (s->sweeps - r->used >= s->max_idle && r->unseen) {
+			htab_del(&s->tab, ref, 0);	/* step two */
+			free(r);
 			continue;
 		}
-		htab_del(&s->tab, ref, 0);
-		free(r);
-		if (s->forget)
-			s->forget(s->ctx, ref);
+		if (s->sweeps - r->used >= s->max_idle) {	/* step one */
+			r->unseen = true;
+			r->used = s->sweeps;
+			if (s->forget)
+				s->forget(s->ctx, ref);
+		}
+		s->idle[n++] = ref;
 	}
 	s->nidle = n;
 }

@@ -4,7 +4,8 @@
  * ring buffer), kept by their reference: keys drained at any time can name
  * them, even long after the stack was first seen.  A user stack used by
  * one lineage of processes only (see procmaps.h) is given up once that
- * lineage is gone and the stack was not used for STACKS_IDLE sweeps.
+ * lineage is gone and the stack was not used for STACKS_IDLE sweeps, in
+ * two steps (see stackstore.c).
  */
 #ifndef OW_STACKS_H
 #define OW_STACKS_H
@@ -21,6 +22,7 @@ struct rawstack {
 	uint32_t holders;	/* lineages that used it (user stacks): 0,
 				 * 1, or STACKS_KEPT */
 	uint32_t used;		/* the sweep it was last used at */
+	bool unseen;		/* the kernel side was told to forget it */
 	uint64_t ips[];		/* leaf first */
 };
 
@@ -34,6 +36,7 @@ struct stacks {
 	uint64_t bad;		/* malformed records (never expected) */
 	bool fixed;		/* no address randomisation: keep all */
 	uint32_t sweeps;	/* stacks_sweep() calls */
+	uint32_t max_idle;	/* STACKS_IDLE (tests may lower it) */
 	uint64_t *idle;		/* stacks no lineage holds any more */
 	size_t nidle, idlecap;
 	/* called for a stack given up, so the kernel side sends it again */
@@ -52,8 +55,8 @@ void stacks_hold(struct stacks *s, uint64_t ref);
 void stacks_keep(struct stacks *s, uint64_t ref);
 /* One fewer does: unless another did, the stack becomes idle. */
 void stacks_drop(struct stacks *s, uint64_t ref);
-/* Give up the idle stacks unused for STACKS_IDLE sweeps; call every second
- * or so. */
+/* Give up the idle stacks unused for max_idle sweeps (then as many
+ * again); call every second or so. */
 void stacks_sweep(struct stacks *s);
 
 #endif

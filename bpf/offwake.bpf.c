@@ -16,6 +16,13 @@
  *   apply the block-time filter and add it to the active counts map under
  *   a key of target and waker identity and stacks.
  *
+ * Hidden switches: some kernels hide tasks from tracing (this VM's hides
+ * its agent), and no program runs on a CPU while one is current.  Each
+ * CPU's last switched-in task is kept (oncpu): a switch taking another
+ * task off means one was hidden.  The end of schedule() (sched_exit_tp,
+ * where the kernel has it) switches in a task whose switch was hidden;
+ * elsewhere its next switch-out ends its block at its wakeup.
+ *
  * Filters (threads, state, block time, which stacks) run here, so stacks
  * the output would not show are never taken.  Nothing is lost silently:
  * every failure is counted per cause in the losses map, and the blocks

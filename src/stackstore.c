@@ -20,7 +20,10 @@
  * any later use send it again, and only after another max_idle sweeps
  * without a use or a resend is it freed.  (Freeing at once lost the
  * stacks of blocks that began just before: non-PIE programs such as gcc's
- * cc1 give every process of a build some of the very same stacks.)
+ * cc1 give every process of a build some of the very same stacks.)  Only
+ * a block begun before the first step and reported after the second, more
+ * than STACKS_IDLE seconds later, could still miss its stack; it would be
+ * counted ("stacks never received").
  */
 #include <stdlib.h>
 #include <string.h>

@@ -212,7 +212,7 @@ fi
 # A busy system-wide capture loses nothing: processes forking and
 # exec'ing all along (new user stacks each), compilers (gcc's cc1 is not a
 # PIE on Debian: its processes share stacks, which a stack given up must
-# not lose; OFFWAKE_STACKS_IDLE=1 gives them up after a second, not 30),
+# not lose; OFFWAKE_STACKS_IDLE=5 gives them up after 5 s, not 30),
 # 2 x 8192 distinct user stacks ping-ponging, the workloads above, and
 # whatever else runs here.
 "$TMPD/manypaths" 40 8192 & MP=$!
@@ -224,7 +224,7 @@ done ) & FORKS=$!
 		cc -O2 -c -I"$WL/../../render" -o "$TMPD/cc.o" "$w" 2> /dev/null
 	done
 done ) & CC=$!
-OFFWAKE_STACKS_IDLE=1 cap busy 25
+OFFWAKE_STACKS_IDLE=5 cap busy 25
 kill $FORKS $MP $CC 2>/dev/null
 wait $FORKS $MP $CC 2>/dev/null
 lost=$(grep -E 'warning: .*(stacks (not taken|lost|never)|dropped|events lost)' "$TMPD/busy.err")

@@ -66,8 +66,12 @@
 #define STATUS_MS	250
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
-#define FILE_IDLE	60		/* OFFWAKE_FILE_IDLE=N: tests */
-/* (and OFFWAKE_STACKS_IDLE=N for STACKS_IDLE) */
+#define FILE_IDLE	60		/* sweeps an unused ELF file is kept */
+/*
+ * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
+ * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
+ * FILE_IDLE and STACKS_IDLE.
+ */
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
@@ -101,6 +105,14 @@ static double now_s(void)
 static uint64_t us_to_ns(uint64_t us)
 {
 	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+}
+
+/* A number from the environment (test settings), else def. */
+static unsigned env_uint(const char *name, unsigned def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
 }
 
 /* Whether the kernel has the bare tracepoint name (its BTF says so). */
@@ -404,8 +416,8 @@ static void show_status(struct capture *c, const struct capture_opts *o,
 
 static int load(struct capture *c, const struct capture_opts *o)
 {
+	bool force_raw = env_uint("OFFWAKE_RAW_TP", 0) == 1;
 	int err, err2;
-	bool force_raw;
 
 	if (access(BTF_PATH, R_OK)) {
 		ow_err("%s: %s: this kernel needs BTF (CONFIG_DEBUG_INFO_BTF=y)",
@@ -414,9 +426,6 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
 						   libbpf_quiet);
-	/* OFFWAKE_RAW_TP=1 (for tests): the fallback set only */
-	force_raw = getenv("OFFWAKE_RAW_TP") &&
-		    !strcmp(getenv("OFFWAKE_RAW_TP"), "1");
 	c->skel = force_raw ? NULL : open_load(o, false, &err);
 	if (!c->skel && (force_raw || (err != EPERM && err != EACCES)))
 		c->skel = open_load(o, true, force_raw ? &err : &err2);
@@ -450,14 +459,6 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* A number from the environment (test settings), else def. */
-static unsigned env_uint(const char *name, unsigned def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
 }
 
 /* The name of the task the kernel hid (read now: it may exit later). */

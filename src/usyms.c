@@ -333,9 +333,8 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 static struct efile *get_file(struct usyms *u, uint32_t tgid,
 			      const struct pmap *m)
 {
-	struct efile *e;
+	struct efile *e = NULL;
 
-	e = NULL;
 	if (m->ino) {
 		e = htab_get(&u->by_inode, m->dev, m->ino);
 	} else {

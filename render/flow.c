@@ -47,10 +47,7 @@ struct ids {
 
 static int ids_reserve(struct ids *a, size_t more)
 {
-	while (a->n + more > a->cap)
-		if (vec_grow((void **)&a->v, &a->cap, sizeof(*a->v)))
-			return -1;
-	return 0;
+	return vec_reserve((void **)&a->v, &a->cap, a->n + more, sizeof(*a->v));
 }
 
 static int ids_push(struct ids *a, uint32_t x)
@@ -505,9 +502,8 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 	if (h[0].ret || h[1].ret)
 		goto out;
 	struct fg_flow *a = &h[0].out, *b = &h[1].out;
-	while (a->cap < a->n + b->n)
-		if (vec_grow((void **)&a->nodes, &a->cap, sizeof(*a->nodes)))
-			goto out;
+	if (vec_reserve((void **)&a->nodes, &a->cap, a->n + b->n, sizeof(*a->nodes)))
+		goto out;
 	memcpy(a->nodes + a->n, b->nodes, b->n * sizeof(*b->nodes));
 	*out = *a;
 	out->n = a->n + b->n;

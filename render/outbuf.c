@@ -51,12 +51,10 @@ static void ob_room(struct outbuf *o, size_t len)
 		ob_flush(o);
 		return;
 	}
-	while (o->n + len > o->cap)
-		if (vec_grow((void **)&o->buf, &o->cap, 1)) {
-			o->err = 1;
-			o->n = 0;
-			return;
-		}
+	if (vec_reserve((void **)&o->buf, &o->cap, o->n + len, 1)) {
+		o->err = 1;
+		o->n = 0;
+	}
 }
 
 void ob_write_slow(struct outbuf *o, const char *s, size_t len)

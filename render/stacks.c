@@ -435,9 +435,8 @@ static int keep_prev(struct fg_stacks *s)
 {
 	if (s->prev_line == s->prev.v)
 		return 0;
-	while (s->prev_len > s->prev.cap)
-		if (vec_grow((void **)&s->prev.v, &s->prev.cap, 1))
-			return -1;
+	if (vec_reserve((void **)&s->prev.v, &s->prev.cap, s->prev_len, 1))
+		return -1;
 	memcpy(s->prev.v, s->prev_line, s->prev_len);
 	s->prev_line = s->prev.v;
 	return 0;
@@ -621,11 +620,10 @@ static int frame_token(struct fg_stacks *s, const char *f, size_t len, const cha
 		f = fixed;
 	}
 	s->scratch.n = 0;
-	while (len + slen > s->scratch.cap)
-		if (vec_grow((void **)&s->scratch.v, &s->scratch.cap, 1)) {
-			free(fixed);
-			return -1;
-		}
+	if (vec_reserve((void **)&s->scratch.v, &s->scratch.cap, len + slen, 1)) {
+		free(fixed);
+		return -1;
+	}
 	memcpy(s->scratch.v, f, len);
 	memcpy(s->scratch.v + len, suffix, slen);
 	s->scratch.n = len + slen;
@@ -751,9 +749,9 @@ int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
 			goto out;
 	}
 	uint64_t base = dst->seq.n;
-	while (dst->seq.cap < base + src->seq.n)
-		if (vec_grow((void **)&dst->seq.v, &dst->seq.cap, sizeof(*dst->seq.v)))
-			goto out;
+	if (vec_reserve((void **)&dst->seq.v, &dst->seq.cap, base + src->seq.n,
+			sizeof(*dst->seq.v)))
+		goto out;
 	struct remap rm = { dst->seq.v + base, src->seq.v, map };
 	fg_run2(remap_ids, &rm, src->seq.n);
 	dst->seq.n = base + src->seq.n;

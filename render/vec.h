@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vec.h - the growable arrays of render/: VEC(T) declares one, VEC_PUSH
- * appends, vec_grow doubles a capacity (64 to start).
+ * appends, vec_grow doubles a capacity (64 to start), vec_reserve doubles
+ * it until need elements fit.
  */
 #ifndef FG_VEC_H
 #define FG_VEC_H
@@ -20,6 +21,14 @@ static inline int vec_grow(void **v, size_t *cap, size_t elem)
 		return -1;
 	*v = p;
 	*cap = n;
+	return 0;
+}
+
+static inline int vec_reserve(void **v, size_t *cap, size_t need, size_t elem)
+{
+	while (need > *cap)
+		if (vec_grow(v, cap, elem))
+			return -1;
 	return 0;
 }
 

@@ -8,9 +8,9 @@
  * name, depth and end string collapse into one, the later start winning.
  */
 #include "flow.h"
+#include "par.h"
 #include "vec.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -478,8 +478,7 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 {
 	struct half h[2];
 	struct opening root = { 0, 0, 0, pnum_iv(0), pnum_iv(0), 0 };
-	pthread_t t;
-	int ret = -1, started = 0;
+	int ret = -1;
 
 	if (chain && intern_wakers(s))
 		return -1;
@@ -493,12 +492,7 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 	h[1].hi = fg_stacks_lines(s);
 	if (ids_push(&h[1].st.prev, 0) || push_opening(&h[1].st, &root))
 		goto out;
-	started = !pthread_create(&t, NULL, walk_half, &h[1]);
-	walk_half(&h[0]);
-	if (started)
-		pthread_join(t, NULL);
-	else
-		walk_half(&h[1]);
+	fg_both(walk_half, &h[1], &h[0]);
 	if (h[0].ret || h[1].ret)
 		goto out;
 	struct fg_flow *a = &h[0].out, *b = &h[1].out;

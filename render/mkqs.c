@@ -7,6 +7,7 @@
  * by two threads, largest first.
  */
 #include "mkqs.h"
+#include "par.h"
 #include "vec.h"
 
 #include <pthread.h>
@@ -175,7 +176,6 @@ static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
 {
 	struct part all = { 0, n, 0 };
 	struct parts todo = { 0 };
-	pthread_t t;
 
 	if (n < PARALLEL_MIN)
 		return fn(a, all, 0, NULL);
@@ -185,10 +185,7 @@ static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
 	}
 	qsort(todo.v, todo.n, sizeof(*todo.v), larger_first);
 	struct shared sh = { PTHREAD_MUTEX_INITIALIZER, a, &todo, 0, fn, 0 };
-	int two = !pthread_create(&t, NULL, sort_parts, &sh);
-	sort_parts(&sh);
-	if (two)
-		pthread_join(t, NULL);
+	fg_both(sort_parts, &sh, &sh);	/* both take parts from the list */
 	free(todo.v);
 	return sh.err ? -1 : 0;
 }

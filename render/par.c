@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * par.c - a loop over 0..n-1 split between the caller and one more thread.
+ * par.c - work split between the caller and one more thread.
  */
 #include "par.h"
 
@@ -23,15 +23,25 @@ static void *run_half(void *arg)
 	return NULL;
 }
 
-void fg_run2(void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx, size_t n)
+void fg_both(void *(*fn)(void *), void *a, void *b)
 {
-	struct half second = { fn, ctx, n / 2, n };
 	pthread_t t;
 
-	if (n < PAR_MIN || pthread_create(&t, NULL, run_half, &second)) {
-		fn(ctx, 0, n);
+	if (pthread_create(&t, NULL, fn, a)) {
+		fn(a);
+		fn(b);
 		return;
 	}
-	fn(ctx, 0, n / 2);
+	fn(b);
 	pthread_join(t, NULL);
+}
+
+void fg_run2(void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx, size_t n)
+{
+	struct half first = { fn, ctx, 0, n / 2 }, second = { fn, ctx, n / 2, n };
+
+	if (n < PAR_MIN)
+		fn(ctx, 0, n);
+	else
+		fg_both(run_half, &second, &first);
 }

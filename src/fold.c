@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fold.h"
+#include "hashtab.h"
 #include "util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
@@ -262,14 +263,15 @@ void folder_sweep(struct folder *f, unsigned max_idle)
  */
 static const char *kept_name(struct folder *f, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL, len;
+	size_t len;
+	uint64_t h;
 	const char *k;
 	char *copy;
 
 	if (!name)
 		return shown(f, name);
-	for (len = 0; name[len]; len++)
-		h = (h ^ (unsigned char)name[len]) * 0x100000001b3ULL;
+	len = strlen(name);
+	h = fg_hash_bytes(name, len);
 	k = htab_get(&f->names, h, len);
 	if (k && !strcmp(k, name))
 		return k;

@@ -485,10 +485,9 @@ static __always_inline void end_hidden_block(struct task_struct *t,
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt,
-				       struct task_struct *prev, __u64 now,
-				       bool btf)
+				       struct task_struct *prev, __u32 pid,
+				       __u64 now, bool btf)
 {
-	__u32 pid = BPF_CORE_READ(prev, pid);
 	struct ow_task *ti;
 	__u32 state;
 	bool keep;
@@ -516,10 +515,9 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 		ti->t_ustack = OW_NO_STACK;
 }
 
-static __always_inline void switch_in(struct task_struct *next, __u64 now,
-				      bool btf)
+static __always_inline void switch_in(struct task_struct *next, __u32 pid,
+				      __u64 now, bool btf)
 {
-	__u32 pid = BPF_CORE_READ(next, pid);
 	struct ow_task *ti;
 	__u64 last_on;
 
@@ -603,12 +601,15 @@ static __always_inline void on_switch(void *ctx, bool preempt,
 				      struct task_struct *next, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
+	__u32 prev_pid, next_pid;
 
 	if (!armed)
 		return;
-	switched_unseen(BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid));
-	switch_out(ctx, preempt, prev, now, btf);
-	switch_in(next, now, btf);
+	prev_pid = BPF_CORE_READ(prev, pid);
+	next_pid = BPF_CORE_READ(next, pid);
+	switched_unseen(prev_pid, next_pid);
+	switch_out(ctx, preempt, prev, prev_pid, now, btf);
+	switch_in(next, next_pid, now, btf);
 }
 
 static __always_inline void on_fork(struct task_struct *parent,
@@ -662,7 +663,7 @@ int BPF_PROG(schedule_end_btf, bool is_switch)
 	__u32 pid = BPF_CORE_READ(cur, pid);
 
 	if (armed && switched_unseen(pid, pid))
-		switch_in(cur, bpf_ktime_get_ns(), true);
+		switch_in(cur, pid, bpf_ktime_get_ns(), true);
 	return 0;
 }
 

@@ -849,10 +849,7 @@ static size_t common_prefix(const uint32_t *a, const uint32_t *b, size_t n)
 	return i < n && a[i] == b[i] ? i + 1 : i;
 }
 
-/*
- * Equal ranks are equal tokens, so a line's fields are worked out only
- * after the ranks it shares with the line before (fields keeps them).
- */
+/* Ranks for the tokens, and the lines sorted when asked for. */
 static int prepare(struct fg_stacks *s, int sorted)
 {
 	if (!s->ranked && rank_tokens(s))
@@ -862,7 +859,11 @@ static int prepare(struct fg_stacks *s, int sorted)
 	return 0;
 }
 
-/* Lines lo..hi-1 of the walk (see fg_stacks_walk). */
+/*
+ * Lines lo..hi-1 of the walk (see fg_stacks_walk).  Equal ranks are equal
+ * tokens, so a line's fields are worked out only after the ranks it
+ * shares with the line before (fields keeps them).
+ */
 static int walk_lines(struct fg_stacks *s, int sorted, int leaves_only, size_t lo, size_t hi,
 		      fg_line_fn fn, void *ctx)
 {

@@ -363,7 +363,7 @@ static const struct pmap *lookup(const struct space *sp, uint64_t addr)
 	return i && addr < sp->maps[i - 1].end ? &sp->maps[i - 1] : NULL;
 }
 
-/* The maps of p where addr is, from before its exec if only there. */
+/* Whether addr is only in the maps p had before its last exec. */
 static bool before_exec(const struct proc *p, uint64_t addr)
 {
 	return p->osp && !lookup(p->sp, addr) && lookup(p->osp, addr);

@@ -306,29 +306,6 @@ static int parse_line(const char *s, size_t len, struct parsed *p)
 	return 0;
 }
 
-/* memcmp() == 0 for the short strings tokens are, without a call: words,
- * the last one overlapping the one before */
-static inline int bytes_equal(const char *a, const char *b, size_t len)
-{
-	uint64_t x, y;
-
-	if (len < 8) {
-		for (size_t i = 0; i < len; i++)
-			if (a[i] != b[i])
-				return 0;
-		return 1;
-	}
-	for (size_t i = 0; i + 8 < len; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return 0;
-	}
-	memcpy(&x, a + len - 8, 8);
-	memcpy(&y, b + len - 8, 8);
-	return x == y;
-}
-
 /* The bytes of a token: non-final ones live in the hot arena. */
 static const char *tok_bytes(const struct fg_stacks *s, const struct tok *k)
 {
@@ -365,7 +342,7 @@ static inline uint32_t hot_find(const struct fg_stacks *s, const char *b, size_t
 
 	for (; s->hot[i].tok1; i = (i + 1) & s->hotmask) {
 		const struct hotslot *e = &s->hot[i];
-		if (e->h == h && e->len == len && bytes_equal(s->hotarena.v + e->off, b, len))
+		if (e->h == h && e->len == len && fg_tok_equal(s->hotarena.v + e->off, b, len))
 			return e->tok1 - 1;
 	}
 	*slot = i;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tokens.h - cutting a folded line into frame tokens ("name;") and
- * hashing them: the ';'s of 64 bytes at once as a bit mask, and a hash
- * that needs no loop for the tokens of up to 32 bytes most frames are.
+ * tokens.h - cutting a folded line into frame tokens ("name;"), hashing
+ * and comparing them: the ';'s of 64 bytes at once as a bit mask, a hash
+ * that needs no loop for the tokens of up to 32 bytes most frames are, and
+ * an equality test without a call.
  */
 #ifndef FG_TOKENS_H
 #define FG_TOKENS_H
@@ -85,6 +86,29 @@ static inline uint32_t fg_tok_hash(const char *p, size_t len, size_t avail)
 	return fg_h32(fg_mix(fg_word_at(p, len, 0) ^ len, fg_word_at(p, len, 1) ^ 0x8ebc6af09c88c6e3ULL) ^
 		      fg_mix(fg_word_at(p, len, 2) ^ 0x1d8e4e27c47d124fULL,
 			     fg_word_at(p, len, 3) ^ 0xe7037ed1a0b428dbULL));
+}
+
+/* memcmp() == 0 for the short strings tokens are, without a call: words,
+ * the last one overlapping the one before */
+static inline int fg_tok_equal(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+
+	if (len < 8) {
+		for (size_t i = 0; i < len; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (size_t i = 0; i + 8 < len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + len - 8, 8);
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
 }
 
 #endif

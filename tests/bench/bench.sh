@@ -4,7 +4,8 @@
 # folded inputs (10k, 100k and 1M lines, ~1 KB and ~51 frames a line, made by
 # tests/bench/gen.c into build/bench/, reused when present) and compare, in the
 # same run, with the floor (cat INPUT > FILE), flamegraph.pl, inferno and npm
-# flamegraph when they are available.  Prints a table and the ratios.
+# flamegraph when they are available.  Prints a table and the ratios, and
+# the time of token interning alone (tests/bench/intern_floor.c).
 #
 # Environment:
 #   BENCH_BIG=0          skip the 1M-line (1 GB) input
@@ -48,6 +49,8 @@ if ! "$TIMEBIN" -f '%M' true >/dev/null 2>&1; then
 fi
 
 cc -O2 -o "$B/gen" tests/bench/gen.c || die "cannot compile tests/bench/gen.c"
+cc -O2 -pthread -Irender -o "$B/intern_floor" tests/bench/intern_floor.c render/hashtab.c ||
+	die "cannot compile tests/bench/intern_floor.c"
 
 # ---- peers ------------------------------------------------------------------
 FGPL=${FLAMEGRAPH_PL:-$TOP/../ref/FlameGraph/flamegraph.pl}
@@ -121,7 +124,7 @@ record() {	# record SIZE TOOL
 	rows+=("$key")
 }
 
-declare -A INSIZE OUTSIZE
+declare -A INSIZE OUTSIZE INTERN
 for n in "${sizes[@]}"; do
 	in=$(input_for "$n")
 	INSIZE[$n]=$(stat -c %s "$in")
@@ -130,6 +133,7 @@ for n in "${sizes[@]}"; do
 
 	measure "$B/floor.out" cat "$in"; record "$n" floor
 	rm -f "$B/floor.out"
+	INTERN[$n]=$("$B/intern_floor" "$in" "$RUNS") || INTERN[$n]=fail
 	measure "$B/ours.svg" "$OURS" render "$in"; record "$n" offwake-svg
 	[ "$M_ST" -eq 0 ] && OUTSIZE[$n]=$(stat -c %s "$B/ours.svg")
 	echo "   offwake-svg wrote $(awk -v b="${OUTSIZE[$n]:-0}" 'BEGIN { printf "%.1f MB", b / 1e6 }') of SVG" >&2
@@ -199,6 +203,15 @@ if [ -z "$INF" ]; then
 	done
 	echo "$line"
 fi
+echo
+echo "token interning alone (tests/bench/intern_floor.c): two threads cut, hash and look up every"
+echo "frame token of the input, already in memory, and do nothing else; what any parser that"
+echo "interns tokens must spend before checking, sorting, merging or writing anything"
+printf '%-9s %-10s %-14s %-14s\n' lines wall_s it/floor ours/it
+for n in "${sizes[@]}"; do
+	printf '%-9s %-10s %-14s %-14s\n' "$n" "${INTERN[$n]}" "$(ratio "${INTERN[$n]}" "${WALL[$n/floor]:-}")" \
+		"$(ratio "${WALL[$n/offwake-svg]:-}" "${INTERN[$n]}")"
+done
 [ -z "$FGPL" ] && echo "flamegraph.pl was not measured (set FLAMEGRAPH_PL=/path/to/flamegraph.pl)."
 for key in "${rows[@]}"; do [ "${WALL[$key]}" = fail ] && case $key in */offwake-svg*) exit 1 ;; esac; done
 exit 0

@@ -19,11 +19,6 @@ static int in_range(__int128 v)
 	return v >= IV_MIN_ && v <= UV_MAX_;
 }
 
-double pnum_d(struct pnum a)
-{
-	return a.is_nv ? a.nv : (double)a.iv;
-}
-
 /* Can this value take Perl's integer path (SvIV_please)? */
 static int iv_able(struct pnum a, __int128 *out)
 {
@@ -74,11 +69,10 @@ struct pnum pnum_mul_slow(struct pnum a, struct pnum b)
 	return pnum_nv(pnum_d(a) * pnum_d(b));
 }
 
-struct pnum pnum_div(struct pnum a, struct pnum b)
+struct pnum pnum_div_slow(struct pnum a, struct pnum b)
 {
 	__int128 x, y;
 
-	/* Perl divides integers exactly when the result is an integer. */
 	if (iv_able(a, &x) && iv_able(b, &y) && y != 0 && x % y == 0)
 		return pnum_iv(x / y);
 	return pnum_nv(pnum_d(a) / pnum_d(b));

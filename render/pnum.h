@@ -39,7 +39,14 @@ static inline struct pnum pnum_nv_string(double v)
 	return p;
 }
 
-double pnum_d(struct pnum a);
+/* Within int64_t: the integers 64-bit arithmetic handles exactly. */
+#define PNUM_I64(x) ((x) >= INT64_MIN && (x) <= INT64_MAX)
+static inline double pnum_d(struct pnum a)
+{
+	if (a.is_nv)
+		return a.nv;
+	return PNUM_I64(a.iv) ? (double)(int64_t)a.iv : (double)a.iv;
+}
 struct pnum pnum_add_slow(struct pnum a, struct pnum b);
 struct pnum pnum_sub_slow(struct pnum a, struct pnum b);
 struct pnum pnum_mul_slow(struct pnum a, struct pnum b);
@@ -60,11 +67,23 @@ static inline struct pnum pnum_sub(struct pnum a, struct pnum b)
 }
 static inline struct pnum pnum_mul(struct pnum a, struct pnum b)
 {
-	if (!a.is_nv && !b.is_nv && a.iv >= 0 && a.iv < (1 << 30) && b.iv >= 0 && b.iv < (1 << 30))
-		return pnum_iv(a.iv * b.iv);
+	int64_t r;
+
+	if (!a.is_nv && !b.is_nv && PNUM_I64(a.iv) && PNUM_I64(b.iv) &&
+	    !__builtin_mul_overflow((int64_t)a.iv, (int64_t)b.iv, &r))
+		return pnum_iv(r);
 	return pnum_mul_slow(a, b);
 }
-struct pnum pnum_div(struct pnum a, struct pnum b);
+struct pnum pnum_div_slow(struct pnum a, struct pnum b);
+/* Perl divides integers exactly when the result is an integer. */
+static inline struct pnum pnum_div(struct pnum a, struct pnum b)
+{
+	if (!a.is_nv && !b.is_nv && PNUM_I64(a.iv) && b.iv > 0 && b.iv <= INT64_MAX) {
+		int64_t x = (int64_t)a.iv, y = (int64_t)b.iv;
+		return x % y == 0 ? pnum_iv(x / y) : pnum_nv((double)x / (double)y);
+	}
+	return pnum_div_slow(a, b);
+}
 int pnum_is_zero(struct pnum a);
 int pnum_cmp(struct pnum a, struct pnum b);	/* <0, 0, >0 */
 

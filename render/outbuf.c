@@ -96,22 +96,6 @@ void ob_printf(struct outbuf *o, const char *fmt, ...)
 	free(big);
 }
 
-int fg_round_fixed(double v, int decimals, long long *out)
-{
-	static const double scale[] = { 1, 10, 100 };
-	double y = v * scale[decimals];
-
-	/* away from ties (and from huge values) the scaled product rounds as
-	 * printf rounds the exact binary value; near a tie, printf decides */
-	if (!(fabs(y) < 1e15))
-		return -1;
-	double fl = floor(y), frac = y - fl;
-	if (fabs(frac - 0.5) <= 1e-6)
-		return -1;
-	*out = (long long)(frac > 0.5 ? fl + 1 : fl);
-	return 0;
-}
-
 void ob_scaled(struct outbuf *o, long long r, int decimals, int negative)
 {
 	char *p;
@@ -144,6 +128,23 @@ void ob_fixed(struct outbuf *o, double v, int decimals)
 		ob_scaled(o, r, decimals, v < 0);
 	else
 		ob_printf(o, decimals == 1 ? "%.1f" : "%.2f", v);
+}
+
+void ob_commas(struct outbuf *o, const char *digits)
+{
+	size_t n = strlen(digits), lead = 0;
+	char *p;
+
+	ob_room(o, 2 * n);
+	p = o->buf + o->n;
+	if (digits[0] == '-' || digits[0] == '+')
+		*p++ = digits[lead++];
+	for (size_t i = lead; i < n; i++) {
+		if (i > lead && (n - i) % 3 == 0)
+			*p++ = ',';
+		*p++ = digits[i];
+	}
+	o->n = p - o->buf;
 }
 
 void ob_perlnum(struct outbuf *o, double v)
@@ -181,6 +182,14 @@ static const unsigned char special[4][256] = {
 	[OB_ESC_CSS] = { XML_SPECIALS, ['{'] = 1, ['}'] = 1, [';'] = 1, ['\\'] = 1,
 			 ['"'] = 1, ['\''] = 1 },
 };
+
+int ob_plain(const char *s, size_t len, enum ob_escape how)
+{
+	for (size_t i = 0; i < len; i++)
+		if (special[how][(unsigned char)s[i]])
+			return 0;
+	return 1;
+}
 
 void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how)
 {

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stddef.h>
+#include <math.h>
 #include <string.h>
 #include "pnum.h"
 
@@ -45,9 +46,26 @@ void ob_printf(struct outbuf *o, const char *fmt, ...) __attribute__((format(pri
 void ob_fixed(struct outbuf *o, double v, int decimals);
 /* v scaled by 10^decimals and rounded as printf would, when that can be
  * done without printf (returns 0), else -1 */
-int fg_round_fixed(double v, int decimals, long long *out);
+static inline int fg_round_fixed(double v, int decimals, long long *out)
+{
+	static const double scale[] = { 1, 10, 100 };
+	double y = v * scale[decimals];
+
+	/* away from ties (and from huge values) the scaled product rounds as
+	 * printf rounds the exact binary value; near a tie, printf decides */
+	if (!(fabs(y) < 1e15))
+		return -1;
+	double fl = floor(y), frac = y - fl;
+	if (fabs(frac - 0.5) <= 1e-6)
+		return -1;
+	*out = (long long)fl + (frac > 0.5);
+	return 0;
+}
+
 /* write r / 10^decimals (negative: a "-" even for zero) */
 void ob_scaled(struct outbuf *o, long long r, int decimals, int negative);
+/* a decimal string with its digits grouped by three: "1,234,567" */
+void ob_commas(struct outbuf *o, const char *digits);
 /* Perl's number formatting of a double */
 void ob_perlnum(struct outbuf *o, double v);
 
@@ -71,5 +89,7 @@ enum ob_escape {
  * (control characters, U+FFFE, U+FFFF) become U+FFFD.  Valid UTF-8 assumed.
  */
 void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how);
+/* 1 when ob_escape() would write s as it is. */
+int ob_plain(const char *s, size_t len, enum ob_escape how);
 
 #endif

@@ -110,6 +110,7 @@ struct ctx {
 	char (*colour)[24];	/* cached palette colour, "" = not yet */
 	int32_t *attr;		/* index into attrs, -1 none */
 	int32_t *palidx;	/* index into palmap, -1 none */
+	uint8_t *plain;		/* 1: the name needs no escaping, even in an attribute */
 	struct fg_attrtab attrs;
 	struct fg_palmap palmap;
 	uint32_t f_dash, f_dashdash, f_wdash;
@@ -233,22 +234,6 @@ static void write_head(struct ctx *c, const char *bg1, const char *bg2)
 	ob_puts(ob, "]]>\n</script>\n");
 }
 
-/* "1234567" -> "1,234,567" */
-static int commas(const char *digits, char *out)
-{
-	size_t n = strlen(digits), o = 0, lead = 0;
-
-	if (digits[0] == '-' || digits[0] == '+')
-		out[o++] = digits[lead++];
-	for (size_t i = lead; i < n; i++) {
-		if (i > lead && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = 0;
-	return (int)o;
-}
-
 /* strip one trailing annotation _[k] _[w] _[i] _[j] */
 static size_t strip_annotation(const char *s, size_t len)
 {
@@ -292,6 +277,16 @@ static const char *frame_fill(struct ctx *c, const struct fg_node *nd, char *buf
 	return c->colour[nd->frame];
 }
 
+/* Some bytes of a frame name, escaped unless the whole name needs none. */
+static void put_name(const struct ctx *c, struct outbuf *ob, uint32_t frame, const char *name,
+		     size_t len, enum ob_escape how)
+{
+	if (c->plain[frame])
+		ob_write(ob, name, len);
+	else
+		ob_escape(ob, name, len, how);
+}
+
 static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *nd)
 {
 	const struct fg_options *o = c->o;
@@ -303,7 +298,7 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 	double x1 = XPAD + pnum_d(start) * c->wpt;
 	double x2 = XPAD + pnum_d(end) * c->wpt;
 	double y1, y2;
-	char samples[64], samples_txt[96], fillbuf[48];
+	char samples[64], fillbuf[48];
 
 	if (!o->inverted) {
 		y1 = c->imageheight - c->ypad2 - (nd->depth + 1.0) * o->height + 1;
@@ -318,7 +313,6 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 		pnum_fmt(pnum_iv((__int128)spd), samples, sizeof(samples));
 	else
 		snprintf(samples, sizeof(samples), "%.0f", spd);
-	commas(samples, samples_txt);
 
 	const struct fg_attrs *a = c->attr[nd->frame] >= 0 ? &c->attrs.v[c->attr[nd->frame]] : NULL;
 	/* group start: <g ...> or <a ...>, attributes joined by spaces */
@@ -354,7 +348,9 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 	if (a && perl_true(a->title)) {
 		ob_puts(ob, a->title);
 	} else if (root) {
-		ob_printf(ob, "all (%s ", samples_txt);
+		ob_puts(ob, "all (");
+		ob_commas(ob, samples);
+		ob_puts(ob, " ");
 		ob_escape(ob, o->countname, strlen(o->countname), OB_ESC_TEXT);
 		ob_puts(ob, ", 100%)");
 	} else {
@@ -363,9 +359,9 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 		struct pnum sv = spd == floor(spd) && spd >= 0 && spd < 1e15 ?
 				 pnum_iv((__int128)spd) : pnum_numify(samples);
 		struct pnum s100 = pnum_mul(pnum_iv(100), sv);
-		ob_escape(ob, name, strip_annotation(name, len), OB_ESC_ATTR);
+		put_name(c, ob, nd->frame, name, strip_annotation(name, len), OB_ESC_ATTR);
 		ob_puts(ob, " (");
-		ob_puts(ob, samples_txt);
+		ob_commas(ob, samples);
 		ob_puts(ob, " ");
 		ob_escape(ob, o->countname, strlen(o->countname), OB_ESC_TEXT);
 		ob_puts(ob, ", ");
@@ -416,10 +412,10 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 		size_t ncp = utf8_count(name, nlen);
 		if (chars < (double)ncp) {
 			size_t keep = utf8_prefix_bytes(name, nlen, (size_t)chars - 2);
-			ob_escape(ob, name, keep, OB_ESC_TEXT);
+			put_name(c, ob, nd->frame, name, keep, OB_ESC_TEXT);
 			ob_puts(ob, "..");
 		} else {
-			ob_escape(ob, name, nlen, OB_ESC_TEXT);
+			put_name(c, ob, nd->frame, name, nlen, OB_ESC_TEXT);
 		}
 	}
 	ob_puts(ob, "</text>\n");
@@ -437,9 +433,13 @@ static void write_item(void *ctx, struct outbuf *ob, size_t i)
 	const struct frames_job *j = ctx;
 	const struct fg_node *nodes = j->c->flow.nodes;
 
-	/* fetch the nodes and then their names ahead */
-	if (i + 16 < j->n)
-		__builtin_prefetch(&nodes[j->order[i + 16]]);
+	/* fetch the nodes (both cache lines: malloc does not align them to
+	 * 64 bytes) and then their names ahead */
+	if (i + 16 < j->n) {
+		const struct fg_node *ahead = &nodes[j->order[i + 16]];
+		__builtin_prefetch(ahead);
+		__builtin_prefetch((const char *)(ahead + 1) - 1);
+	}
 	if (i + 8 < j->n) {
 		size_t len;
 		__builtin_prefetch(fg_frame_name(j->c->s, nodes[j->order[i + 8]].frame, &len));
@@ -488,10 +488,15 @@ static int setup_tables(struct ctx *c)
 	c->colour = calloc(nf, sizeof(*c->colour));
 	c->attr = malloc(nf * sizeof(*c->attr));
 	c->palidx = malloc(nf * sizeof(*c->palidx));
-	if (!c->colour || !c->attr || !c->palidx)
+	c->plain = malloc(nf);
+	if (!c->colour || !c->attr || !c->palidx || !c->plain)
 		return -1;
-	for (size_t i = 0; i < nf; i++)
+	for (size_t i = 0; i < nf; i++) {
+		size_t len;
+		const char *name = fg_frame_name(c->s, (uint32_t)i, &len);
 		c->attr[i] = c->palidx[i] = -1;
+		c->plain[i] = (uint8_t)ob_plain(name, len, OB_ESC_ATTR);
+	}
 	if (o->nameattr) {
 		if (fg_attrtab_load(&c->attrs, o->nameattr, err, sizeof(err))) {
 			fprintf(stderr, "offwake-svg: %s\n", err);
@@ -692,6 +697,7 @@ int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 	free(c.colour);
 	free(c.attr);
 	free(c.palidx);
+	free(c.plain);
 	for (size_t i = 0; i < sizeof(cleaned.v) / sizeof(*cleaned.v); i++)
 		free(cleaned.v[i]);
 	return ret;

@@ -2,7 +2,9 @@
 /*
  * mkqs.c - multikey quicksort (Bentley & Sedgewick) of sequence keys:
  * shared prefixes are compared once per partition, not once per
- * comparison.  One definition, made for both element types by a macro.
+ * comparison.  A partition reads its items' keys at a new depth once, into
+ * the items, and is then split on those alone.  One definition, made for
+ * both element types by a macro.
  * A large sort is split first: the partitions it leaves are then sorted
  * by two threads, largest first.
  */
@@ -12,9 +14,11 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct part {
 	size_t lo, n, d;	/* items lo..lo+n-1, equal up to depth d */
+	int keyed;		/* their .key holds their key at depth d */
 };
 
 struct parts {
@@ -29,18 +33,36 @@ static int parts_push(struct parts *p, struct part x)
 }
 
 /*
- * A key at depth d: byte d + 1, or two ranks (2d, 2d + 1) + 1 each, so
- * long shared rank prefixes take half the passes; 0 stands for "none".
- * Equal keys that hold a sequence's end mean equal sequences.
+ * A key at depth d: bytes 7d..7d+6 (big-endian, zero-padded) above a byte
+ * holding how many there are plus 1 (a sequence thus sorts before its
+ * extensions), or two ranks (2d, 2d + 1) + 1 each; 0 stands for "none".
+ * Equal keys that hold a sequence's end (fewer than seven bytes, or one
+ * rank) mean equal sequences.
  */
-static inline uint32_t key_bytes(const struct fg_sortkey *it, size_t d)
+static inline uint64_t key_bytes(const struct fg_sortkey *it, size_t d)
 {
-	return d < it->len ? ((const unsigned char *)it->p)[d] + 1u : 0;
+	size_t off = 7 * d, n;
+	uint64_t w = 0;
+
+	if (off >= it->len)
+		return 0;
+	const unsigned char *p = (const unsigned char *)it->p + off;
+	n = it->len - off;
+	if (n >= 8) {
+		memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		return (w & ~0xffULL) | 8;
+	}
+	for (size_t i = 0; i < 7; i++)
+		w = w << 8 | (i < n ? p[i] : 0);
+	return w << 8 | (n < 7 ? n + 1 : 8);
 }
 
-static inline int end_bytes(uint32_t k)
+static inline int end_bytes(uint64_t k)
 {
-	return k == 0;
+	return (k & 0xff) < 8;
 }
 
 static inline uint64_t key_ranks(const struct fg_sortkey *it, size_t d)
@@ -77,15 +99,17 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 		while (cur.n > 12 && !(out && cur.n <= defer)) {		\
 			struct fg_sortkey *x = a + cur.lo;			\
 			size_t n = cur.n, d = cur.d;				\
-			KTYPE k0 = KEY(&x[0], d), k1 = KEY(&x[n / 2], d),	\
-			      k2 = KEY(&x[n - 1], d);				\
+			for (size_t i = 0; i < n && !cur.keyed; i++) {		\
+				if (i + 8 < n)	/* fetch keys ahead */	\
+					__builtin_prefetch((const char *)x[i + 8].p + d * 8); \
+				x[i].key = KEY(&x[i], d);			\
+			}							\
+			KTYPE k0 = x[0].key, k1 = x[n / 2].key, k2 = x[n - 1].key; \
 			KTYPE v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
 					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
 			size_t lt = 0, i = 0, gt = n;				\
 			while (i < gt) {					\
-				if (i + 8 < gt)	/* fetch keys ahead */	\
-					__builtin_prefetch((const char *)x[i + 8].p + d * 8); \
-				KTYPE k = KEY(&x[i], d);			\
+				KTYPE k = x[i].key;				\
 				if (k < v)					\
 					swap_items(&x[lt++], &x[i++]);		\
 				else if (k > v)					\
@@ -93,14 +117,14 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 				else						\
 					i++;					\
 			}							\
-			if ((lt > 1 && parts_push(&st, (struct part){ cur.lo, lt, d })) || \
+			if ((lt > 1 && parts_push(&st, (struct part){ cur.lo, lt, d, 1 })) || \
 			    (n - gt > 1 &&					\
-			     parts_push(&st, (struct part){ cur.lo + gt, n - gt, d }))) \
+			     parts_push(&st, (struct part){ cur.lo + gt, n - gt, d, 1 }))) \
 				goto fail;					\
 			if (END(v))	/* equal to the end: done */		\
 				cur.n = 0;					\
 			else							\
-				cur = (struct part){ cur.lo + lt, gt - lt, d + 1 }; \
+				cur = (struct part){ cur.lo + lt, gt - lt, d + 1, 0 }; \
 		}								\
 		if (cur.n > 12) {	/* left for later */			\
 			if (parts_push(out, cur))				\
@@ -130,7 +154,7 @@ fail:										\
 	return -1;								\
 }
 
-MKQS_DEFINE(mkqs_bytes, uint32_t, key_bytes, end_bytes)
+MKQS_DEFINE(mkqs_bytes, uint64_t, key_bytes, end_bytes)
 MKQS_DEFINE(mkqs_ranks, uint64_t, key_ranks, end_ranks)
 
 typedef int (*mkqs_fn)(struct fg_sortkey *a, struct part cur, size_t defer, struct parts *out);
@@ -174,7 +198,7 @@ static int larger_first(const void *x, const void *y)
 
 static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
 {
-	struct part all = { 0, n, 0 };
+	struct part all = { 0, n, 0, 0 };
 	struct parts todo = { 0 };
 
 	if (n < PARALLEL_MIN)

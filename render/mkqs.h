@@ -13,6 +13,7 @@ struct fg_sortkey {
 	const void *p;		/* the sequence */
 	uint32_t len;		/* its length in elements */
 	uint32_t idx;		/* the caller's index */
+	uint64_t key;		/* the sort's own: the key at the current depth */
 };
 
 /* Sort by unsigned bytes / by uint32_t elements, a shorter sequence before

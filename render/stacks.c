@@ -775,7 +775,7 @@ static int rank_tokens(struct fg_stacks *s)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct fg_sortkey){ tok_bytes(s, &s->toks.v[i]), s->toks.v[i].len, i };
+		it[i] = (struct fg_sortkey){ tok_bytes(s, &s->toks.v[i]), s->toks.v[i].len, i, 0 };
 	if (fg_sort_bytes(it, n)) {
 		free(it);
 		free(rank);
@@ -806,7 +806,7 @@ static int sort_lines(struct fg_stacks *s)
 	if (!it)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct fg_sortkey){ s->seq.v + s->lines.v[i].off, s->lines.v[i].n, i };
+		it[i] = (struct fg_sortkey){ s->seq.v + s->lines.v[i].off, s->lines.v[i].n, i, 0 };
 	s->sorted = it;	/* kept: the walk reads the sequences straight from it */
 	return fg_sort_ranks(it, n);
 }

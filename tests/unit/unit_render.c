@@ -359,7 +359,7 @@ static void test_sort_bytes(void)
 				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
 				bytes[i * 40 + k] = k < 9 ? 'a' : alphabet[rng >> 62];
 			}
-			a[i] = b[i] = (struct fg_sortkey){ bytes + i * 40, len, (uint32_t)i };
+			a[i] = b[i] = (struct fg_sortkey){ bytes + i * 40, len, (uint32_t)i, 0 };
 		}
 		check_sort("fg_sort_bytes", a, b, n, fg_sort_bytes, cmp_bytes);
 		free(bytes);
@@ -388,7 +388,7 @@ static void test_sort(void)
 				len = a[i - 1].len - 1 - (uint32_t)(i / 10 % 2);
 				memcpy(seq + i * 40, seq + (i - 1) * 40, len * sizeof(*seq));
 			}
-			a[i] = b[i] = (struct fg_sortkey){ seq + i * 40, len, (uint32_t)i };
+			a[i] = b[i] = (struct fg_sortkey){ seq + i * 40, len, (uint32_t)i, 0 };
 		}
 		check_sort("fg_sort_ranks", a, b, n, fg_sort_ranks, cmp_ranks);
 		free(seq);

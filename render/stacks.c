@@ -855,12 +855,21 @@ static int walk_lines(struct fg_stacks *s, int sorted, int leaves_only, size_t l
 		if (sorted) {
 			r = s->sorted[i].p;
 			len = s->sorted[i].len;
-			if (i + 4 < hi) {	/* fetch the lines ahead */
-				const struct fg_sortkey *ahead = &s->sorted[i + 4];
+			/* fetch ahead: the ranks of line i + 8, then what the
+			 * ranks of line i + 4 lead to (frames and counts) */
+			if (i + 8 < hi) {
+				const struct fg_sortkey *ahead = &s->sorted[i + 8];
 				const uint32_t *ar = ahead->p;
 				__builtin_prefetch(ar + (leaves_only ? ahead->len - 1 : 0));
 				for (size_t b = 16; !leaves_only && b < ahead->len; b += 16)
 					__builtin_prefetch(ar + b);
+			}
+			if (i + 4 < hi) {
+				const struct fg_sortkey *ahead = &s->sorted[i + 4];
+				const uint32_t *ar = ahead->p;
+				__builtin_prefetch(&s->leaves.v[s->rank_leaf[ar[ahead->len - 1]]]);
+				for (size_t b = 0; !leaves_only && b < ahead->len; b++)
+					__builtin_prefetch(&s->rank_frame[ar[b]]);
 			}
 		} else {
 			r = s->seq.v + s->lines.v[i].off;

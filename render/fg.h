@@ -114,6 +114,13 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames,
  * Returns 0, or -1 on a read error (errno set).
  */
 int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name);
+/*
+ * Read folded lines from a file mapped in memory (read-only, MAP_PRIVATE):
+ * parsed on two threads without a copy, its pages released (MADV_DONTNEED)
+ * as they are parsed.  Returns 0, or -1 when out of memory.  A file that
+ * shrinks meanwhile raises SIGBUS: the caller decides what that does.
+ */
+int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len);
 
 /* Number of valid lines stored and of invalid lines seen. */
 size_t fg_stacks_lines(const struct fg_stacks *s);

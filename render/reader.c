@@ -6,6 +6,8 @@
  * line ends; two parser threads take the blocks in turn, each into a stack
  * set of its own, and the second set is then merged into the first with the
  * lines in input order.  An input that fits in one block is parsed directly.
+ * An input mapped in memory is cut into the same blocks without a copy, and
+ * its pages are released as the blocks are parsed.
  */
 #include "stacks.h"
 
@@ -13,6 +15,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define BLOCK (1u << 20)
 #define NSLOTS 4
@@ -32,8 +36,16 @@ struct queue {
 	int eof, err;
 };
 
+/* An input in memory, cut into blocks as the parsers ask for them. */
+struct memsrc {
+	pthread_mutex_t lock;
+	const char *buf;
+	size_t len, pos, seq;
+};
+
 struct parser {
 	struct queue *q;
+	struct memsrc *m;
 	struct fg_stacks *s;
 	int owner;
 	struct fg_block *blocks;	/* one per block taken, seq in .first of seqs */
@@ -94,6 +106,55 @@ static void *parse_blocks(void *arg)
 		pthread_cond_broadcast(&q->changed);
 	}
 	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* The next block of m (up to a line end past BLOCK bytes): 0 at the end. */
+static int mem_next(struct memsrc *m, const char **b, size_t *len, size_t *seq)
+{
+	pthread_mutex_lock(&m->lock);
+	size_t pos = m->pos, end = m->len;
+	if (pos < m->len && m->len - pos > BLOCK) {
+		const char *nl = memchr(m->buf + pos + BLOCK, '\n', m->len - pos - BLOCK);
+		if (nl)
+			end = (size_t)(nl + 1 - m->buf);
+	}
+	*b = m->buf + pos;
+	*len = end - pos;
+	*seq = m->seq++;
+	m->pos = end;
+	pthread_mutex_unlock(&m->lock);
+	return pos < m->len;
+}
+
+/* Release the whole pages of a parsed block (the stack set keeps copies
+ * of what it needs); the pages at its ends may hold other blocks' lines. */
+static void release(const char *b, size_t len)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)b + pg - 1) & ~(pg - 1), hi = ((uintptr_t)b + len) & ~(pg - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+static void *parse_mem_blocks(void *arg)
+{
+	struct parser *p = arg;
+	const char *b;
+	size_t len, seq;
+
+	while (!p->ret && mem_next(p->m, &b, &len, &seq)) {
+		size_t first = fg_stacks_lines(p->s);
+		if (fg_stacks_add_block(p->s, b, len) ||
+		    note_block(p, seq, first, fg_stacks_lines(p->s) - first)) {
+			p->ret = -1;
+			pthread_mutex_lock(&p->m->lock);
+			p->m->pos = p->m->len;	/* the other parser stops too */
+			pthread_mutex_unlock(&p->m->lock);
+		}
+		release(b, len);
+	}
 	return NULL;
 }
 
@@ -161,10 +222,14 @@ static struct fg_block *in_order(const struct parser *a, const struct parser *b,
 	struct fg_block *all = malloc((total + 1) * sizeof(*all)), *out = NULL;
 
 	if (seqs && idx && all && (out = malloc((total + 1) * sizeof(*out)))) {
-		memcpy(all, a->blocks, a->n * sizeof(*all));
-		memcpy(all + a->n, b->blocks, b->n * sizeof(*all));
-		memcpy(seqs, a->seqs, a->n * sizeof(*seqs));
-		memcpy(seqs + a->n, b->seqs, b->n * sizeof(*seqs));
+		if (a->n) {	/* a parser may have had no block at all */
+			memcpy(all, a->blocks, a->n * sizeof(*all));
+			memcpy(seqs, a->seqs, a->n * sizeof(*seqs));
+		}
+		if (b->n) {
+			memcpy(all + a->n, b->blocks, b->n * sizeof(*all));
+			memcpy(seqs + a->n, b->seqs, b->n * sizeof(*seqs));
+		}
 		for (size_t i = 0; i < total; i++)
 			idx[i] = i;
 		qsort_r(idx, total, sizeof(*idx), cmp_seq, seqs);
@@ -176,6 +241,26 @@ static struct fg_block *in_order(const struct parser *a, const struct parser *b,
 	free(idx);
 	free(all);
 	return out;
+}
+
+/* After the parsers: the second one's lines merged into the first's set,
+ * in input order, unless ret (or a parser) failed; frees what they hold. */
+static int merge_parsers(struct fg_stacks *s, struct parser *pa, struct parser *pb, int ret)
+{
+	if (!ret && (pa->ret || pb->ret))
+		ret = -1;
+	if (!ret) {
+		size_t n = 0;
+		struct fg_block *blocks = in_order(pa, pb, &n);
+		ret = blocks ? fg_stacks_merge_blocks(s, pb->s, blocks, n) : -1;
+		free(blocks);
+	}
+	fg_stacks_free(pb->s);
+	free(pa->blocks);
+	free(pa->seqs);
+	free(pb->blocks);
+	free(pb->seqs);
+	return ret;
 }
 
 int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
@@ -198,8 +283,8 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 		free(carry);
 		return ret;
 	}
-	struct parser pa = { &q, s, 0, NULL, NULL, 0, 0, 0 };
-	struct parser pb = { &q, fg_stacks_new_like(s), 1, NULL, NULL, 0, 0, 0 };
+	struct parser pa = { .q = &q, .s = s, .owner = 0 };
+	struct parser pb = { .q = &q, .s = fg_stacks_new_like(s), .owner = 1 };
 	pthread_t ta, tb;
 	int started = 0;
 	q.slot[0].state = FULL;
@@ -243,23 +328,32 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 		pthread_join(ta, NULL);
 	if (started & 2)
 		pthread_join(tb, NULL);
-	if (!ret && (pa.ret || pb.ret))
-		ret = -1;
-	if (!ret) {
-		size_t n = 0;
-		struct fg_block *blocks = in_order(&pa, &pb, &n);
-		ret = blocks ? fg_stacks_merge_blocks(s, pb.s, blocks, n) : -1;
-		free(blocks);
-	}
-	fg_stacks_free(pb.s);
-	free(pa.blocks);
-	free(pa.seqs);
-	free(pb.blocks);
-	free(pb.seqs);
+	ret = merge_parsers(s, &pa, &pb, ret);
 	for (int i = 0; i < NSLOTS; i++)
 		free(q.slot[i].buf);
 	free(carry);
 	if (ret && !errno)
 		errno = EIO;
 	return ret;
+}
+
+int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len)
+{
+	if (len <= BLOCK) {
+		int ret = fg_stacks_add_block(s, buf, len);
+		release(buf, len);
+		return ret;
+	}
+	struct memsrc m = { .lock = PTHREAD_MUTEX_INITIALIZER, .buf = buf, .len = len };
+	struct parser pa = { .m = &m, .s = s, .owner = 0 };
+	struct parser pb = { .m = &m, .s = fg_stacks_new_like(s), .owner = 1 };
+	pthread_t t;
+
+	if (!pb.s)
+		return -1;
+	int started = !pthread_create(&t, NULL, parse_mem_blocks, &pb);
+	parse_mem_blocks(&pa);	/* the caller is the first parser */
+	if (started)
+		pthread_join(t, NULL);
+	return merge_parsers(s, &pa, &pb, 0);
 }

@@ -2,14 +2,60 @@
 /*
  * render_cmd.c - "offwake-svg render": flamegraph.pl's command line on
  * top of the render/ library (read folded files or stdin, write the SVG).
+ * A named regular file is mapped rather than read, saving a copy of it.
  */
 #include "cli.h"
 #include "fg.h"
 #include "progress.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *mapped_name;	/* the file being parsed from its mapping */
+
+/* A mapped file that shrinks under us: say so and stop (no other way out
+ * of a fault in the middle of a parse). */
+static void on_sigbus(int sig)
+{
+	static const char pre[] = "offwake-svg: ", post[] = ": the file shrank while it was read\n";
+
+	(void)sig;
+	if (write(2, pre, sizeof(pre) - 1) < 0 ||
+	    write(2, mapped_name, strlen(mapped_name)) < 0 ||
+	    write(2, post, sizeof(post) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/*
+ * Parse a named regular file from a mapping of it.  Returns 1 when done
+ * (*ret: fg_stacks_read_map's result), 0 when the file cannot be mapped
+ * (a pipe, an empty file) and is to be read as a stream.
+ */
+static int read_mapped(struct fg_stacks *s, FILE *f, const char *name, int *ret)
+{
+	struct stat st;
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uintmax_t)st.st_size > SIZE_MAX)
+		return 0;
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	if (p == MAP_FAILED)
+		return 0;
+	mapped_name = name;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	*ret = fg_stacks_read_map(s, p, (size_t)st.st_size);
+	sigaction(SIGBUS, &old, NULL);
+	munmap(p, (size_t)st.st_size);
+	return 1;
+}
 
 int render_main(int argc, char **argv)
 {
@@ -40,7 +86,10 @@ int render_main(int argc, char **argv)
 		}
 		snprintf(phase, sizeof(phase), "reading %s", strcmp(name, "-") ? name : "standard input");
 		progress_phase(pg, phase);
-		if (fg_stacks_read(s, f, name)) {
+		int r;
+		if (f == stdin || !read_mapped(s, f, name, &r))
+			r = fg_stacks_read(s, f, name);
+		if (r) {
 			progress_stop(pg);
 			fprintf(stderr, "offwake-svg: %s: %s\n", name,
 				errno ? strerror(errno) : "read error");

@@ -3,7 +3,8 @@
 # t_limits.sh - big and odd inputs give a clear error or a well-formed SVG,
 # never a crash, a hang (timeout 60) or unbounded memory (ulimit -v, not
 # under SANITIZE=1: ASan reserves terabytes of address space).
-# Cases: 1M lines, a 100,000-frame stack, 10 MB lines, counts near and
+# Cases: 1M lines (also from standard input, and from a file cut short
+# while it is parsed), a 100,000-frame stack, 10 MB lines, counts near and
 # above 2^64, fractional counts, widths 1/20/21/100000, empty input, NUL
 # bytes, CRLF.
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +82,48 @@ w("".join("%s %d\n" % (r.choice(st), r.randint(1, 1000)) for _ in range(1000000)
 ' "$TMPD/1m.folded"
 EXPECT=ok run lines_1m "$TMPD/1m.folded"
 EXPECT=ok run lines_1m_flamechart "$TMPD/1m.folded" --flamechart --minwidth=0.5
+# a named file is parsed from a mapping, standard input as a stream: the
+# same SVG either way
+"$OFFWAKE" render "$TMPD/1m.folded" > "$TMPD/map.svg" 2> /dev/null
+"$OFFWAKE" render < "$TMPD/1m.folded" > "$TMPD/stream.svg" 2> /dev/null
+if [ -s "$TMPD/map.svg" ] && cmp -s "$TMPD/map.svg" "$TMPD/stream.svg"; then
+	pass lines_1m_mapped_as_streamed
+else
+	fail lines_1m_mapped_as_streamed "the SVGs of the file and of standard input differ"
+fi
+rm -f "$TMPD/map.svg" "$TMPD/stream.svg"
+# a mapped file cut short while it is parsed: a clear error, not SIGBUS.
+# The render is stopped once the file shows in its mappings, the file
+# truncated, and the render let go on.
+shrunk=
+for try in 1 2 3; do
+	cp "$TMPD/1m.folded" "$TMPD/shrink.folded"
+	"$OFFWAKE" render "$TMPD/shrink.folded" > /dev/null 2> "$TMPD/shrink.err" &
+	pid=$!
+	for ((i = 0; i < 3000; i++)); do
+		grep -q shrink.folded "/proc/$pid/maps" 2> /dev/null && break
+		sleep 0.001
+	done
+	kill -STOP "$pid" 2> /dev/null
+	truncate -s 100 "$TMPD/shrink.folded"
+	kill -CONT "$pid" 2> /dev/null
+	wait "$pid"
+	st=$?
+	if [ "$st" = 1 ] && grep -q 'shrink.folded: the file shrank while it was read' "$TMPD/shrink.err"; then
+		shrunk=1
+		break
+	fi
+	if [ "$st" != 0 ]; then
+		shrunk="exit $st: $(head -c 200 "$TMPD/shrink.err")"
+		break
+	fi	# exit 0: the parse was over before the cut; try again
+done
+rm -f "$TMPD/shrink.folded"
+case $shrunk in
+1)	pass file_shrinks_while_mapped ;;
+"")	skip file_shrinks_while_mapped "the parse ended before the file could be cut (3 tries)" ;;
+*)	fail file_shrinks_while_mapped "$shrunk" ;;
+esac
 # a 100,000-frame stack (and a second one sharing half of it)
 gen '
 import sys

@@ -31,15 +31,6 @@ struct fg_num fg_num_from(struct pnum p)
 	return n;
 }
 
-struct pnum fg_num_get(struct fg_num n)
-{
-	switch (n.kind) {
-	case 0: return pnum_iv(n.u);
-	case 1: return pnum_iv(n.i);
-	}
-	return pnum_nv(n.d);
-}
-
 struct ids {
 	uint32_t *v;
 	size_t n, cap;

@@ -19,7 +19,14 @@ struct fg_num {
 };
 
 struct fg_num fg_num_from(struct pnum p);
-struct pnum fg_num_get(struct fg_num n);
+static inline struct pnum fg_num_get(struct fg_num n)
+{
+	switch (n.kind) {
+	case 0: return pnum_iv(n.u);
+	case 1: return pnum_iv(n.i);
+	}
+	return pnum_nv(n.d);
+}
 
 struct fg_node {
 	uint32_t frame;

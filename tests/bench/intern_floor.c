@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "tokens.h"
+#include "vec.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -43,22 +44,10 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	void *n = realloc(*v, 2 * need * size);
-	if (!n)
-		return -1;
-	*v = n;
-	*cap = 2 * need;
-	return 0;
-}
-
 static int add(struct half *h, size_t i, const char *b, size_t len, uint32_t hash)
 {
-	if (grow((void **)&h->arena, &h->acap, h->an + len, 1) ||
-	    grow((void **)&h->tok, &h->tcap, h->ntok + 1, sizeof(*h->tok)))
+	if (vec_reserve((void **)&h->arena, &h->acap, h->an + len, 1) ||
+	    vec_reserve((void **)&h->tok, &h->tcap, h->ntok + 1, sizeof(*h->tok)))
 		return -1;
 	memcpy(h->arena + h->an, b, len);
 	h->tok[h->ntok] = (struct tok){ (uint32_t)h->an, (uint32_t)len };

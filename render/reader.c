@@ -74,6 +74,16 @@ static int note_block(struct parser *p, size_t seq, size_t first, size_t count)
 	return 0;
 }
 
+/* Parse block number seq into p's stack set and note its lines. */
+static int parse_block(struct parser *p, const char *b, size_t len, size_t seq)
+{
+	size_t first = fg_stacks_lines(p->s);
+
+	if (fg_stacks_add_block(p->s, b, len))
+		return -1;
+	return note_block(p, seq, first, fg_stacks_lines(p->s) - first);
+}
+
 static void *parse_blocks(void *arg)
 {
 	struct parser *p = arg;
@@ -93,10 +103,7 @@ static void *parse_blocks(void *arg)
 		}
 		sl->state = TAKEN;
 		pthread_mutex_unlock(&q->lock);
-		size_t first = fg_stacks_lines(p->s);
-		int r = fg_stacks_add_block(p->s, sl->buf, sl->len);
-		if (!r)
-			r = note_block(p, sl->seq, first, fg_stacks_lines(p->s) - first);
+		int r = parse_block(p, sl->buf, sl->len, sl->seq);
 		pthread_mutex_lock(&q->lock);
 		sl->state = FREE;
 		if (r) {
@@ -145,9 +152,7 @@ static void *parse_mem_blocks(void *arg)
 	size_t len, seq;
 
 	while (!p->ret && mem_next(p->m, &b, &len, &seq)) {
-		size_t first = fg_stacks_lines(p->s);
-		if (fg_stacks_add_block(p->s, b, len) ||
-		    note_block(p, seq, first, fg_stacks_lines(p->s) - first)) {
+		if (parse_block(p, b, len, seq)) {
 			p->ret = -1;
 			pthread_mutex_lock(&p->m->lock);
 			p->m->pos = p->m->len;	/* the other parser stops too */

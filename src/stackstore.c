@@ -121,13 +121,13 @@ void stacks_sweep(struct stacks *s)
 
 		if (!r || r->holders)	/* given up already, or held again */
 			continue;
-		if (s->sweeps - r->used >= s->max_idle && r->unseen) {
-			htab_del(&s->tab, ref, 0);	/* step two */
-			free(r);
-			continue;
-		}
-		if (s->sweeps - r->used >= s->max_idle) {	/* step one */
-			r->unseen = true;
+		if (s->sweeps - r->used >= s->max_idle) {
+			if (r->unseen) {	/* step two */
+				htab_del(&s->tab, ref, 0);
+				free(r);
+				continue;
+			}
+			r->unseen = true;	/* step one */
 			r->used = s->sweeps;
 			if (s->forget)
 				s->forget(s->ctx, ref);

@@ -29,8 +29,9 @@ endif
 RENDER_SRC := $(wildcard render/*.c)
 RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js.o \
 	      $(OUT)/render/palettes_data.o
-SRC        := $(wildcard src/*.c)
+SRC        := $(wildcard src/*.c src/*/*.c)
 SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o)
+SRC_HDR    := $(wildcard src/*.h src/*/*.h)
 BPF_SRC    := $(wildcard bpf/*.bpf.c)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -39,7 +40,7 @@ ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 all: $(BIN)
 
-$(OUT)/render $(OUT)/src $(OUT)/bpf:
+$(OUT)/render $(OUT)/bpf:
 	mkdir -p $@
 
 # The renderer as a library of its own (libc + pcre2 only).
@@ -66,7 +67,9 @@ $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)/bpf
 $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/src/%.o: src/%.c src/*.h render/*.h $(BPF_SKEL) | $(OUT)/src
+# src/ sees the renderer through render/fg.h only (tests/t_layout.sh checks).
+$(OUT)/src/%.o: src/%.c $(SRC_HDR) render/*.h $(BPF_SKEL)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
 
 $(BIN): $(SRC_OBJ) $(OUT)/librender.a

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pnum.h"	/* counts are Perl numbers, as flamegraph.pl adds them */
+
 /* Exit statuses, as flamegraph.pl uses them. */
 enum {
 	FG_EXIT_OK = 0,
@@ -125,6 +127,22 @@ int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len);
 /* Number of valid lines stored and of invalid lines seen. */
 size_t fg_stacks_lines(const struct fg_stacks *s);
 size_t fg_stacks_ignored(const struct fg_stacks *s);
+
+/*
+ * Visit the valid lines in input order (identical lines may be handed
+ * over once, their count multiplied): frames[0] is the root-most frame,
+ * names are not NUL-terminated and stay valid during the call only; empty
+ * trailing fields ("a;b; 1") are kept.  A two-count line gives its second
+ * count, the one that is drawn.  A non-zero return from fn stops the walk
+ * and is returned; -1 also when out of memory.
+ */
+typedef int (*fg_stack_fn)(void *ctx, const char *const *frames, const size_t *lens,
+			   size_t nframes, struct pnum count);
+int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
+
+/* The library's 64-bit hash of bytes (fast, not keyed: for tables, not
+ * for security), for callers that keep names beside a stack set. */
+uint64_t fg_hash(const void *data, size_t len);
 
 /* ---- rendering ------------------------------------------------------- */
 

@@ -2,7 +2,9 @@
 /*
  * hashtab.h - the small hashing pieces shared by the stack set and the
  * merge: a fast byte hash and an open-addressing table of 32-bit ids
- * whose keys live with the caller (the caller compares).
+ * whose keys live with the caller (the caller compares).  Internal to
+ * render/: callers outside get the hash as fg_hash() (fg.h); the capture
+ * side's table (src/common/htab.h) says why it is a different table.
  */
 #ifndef FG_HASHTAB_H
 #define FG_HASHTAB_H

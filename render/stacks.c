@@ -912,6 +912,53 @@ int fg_stacks_walk_range(struct fg_stacks *s, size_t lo, size_t hi, fg_line_fn f
 	return walk_lines(s, 1, 0, lo, hi, fn, ctx);
 }
 
+/* fg_stacks_foreach (fg.h): the walk above, with names instead of ids. */
+struct foreach {
+	const struct fg_stacks *s;
+	fg_stack_fn fn;
+	void *ctx;
+	const char **names;
+	size_t *lens, cap;
+};
+
+static int foreach_line(void *ctx, const struct fg_line *l)
+{
+	struct foreach *f = ctx;
+
+	if (l->nfields > f->cap) {
+		size_t cap = l->nfields * 2;
+		const char **n = realloc(f->names, cap * sizeof(*n));
+		if (n)
+			f->names = n;
+		size_t *ln = n ? realloc(f->lens, cap * sizeof(*ln)) : NULL;
+		if (!ln)
+			return -1;
+		f->lens = ln;
+		f->cap = cap;
+	}
+	for (size_t k = 0; k < l->nfields; k++)
+		f->names[k] = fg_frame_name(f->s, l->fields[k], &f->lens[k]);
+	struct pnum c = fg_count_pnum(l->info->two ? l->info->c2 : l->info->c1);
+	if (l->mult > 1)
+		c = pnum_mul(c, pnum_iv(l->mult));
+	return f->fn(f->ctx, f->names, f->lens, l->nfields, c);
+}
+
+int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx)
+{
+	struct foreach f = { s, fn, ctx, NULL, NULL, 0 };
+	int ret = fg_stacks_walk(s, 0, 0, foreach_line, &f);
+
+	free(f.names);
+	free(f.lens);
+	return ret;
+}
+
+uint64_t fg_hash(const void *data, size_t len)
+{
+	return fg_hash_bytes(data, len);
+}
+
 /* The width of sorted line i, when a one-count line's integer below 2^62. */
 static int line_width(const struct fg_stacks *s, size_t i, uint64_t *w)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "util.h"
+#include "common/util.h"
 
 #define USAGE_LINE \
 	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 #include "cli.h"
-#include "diff.h"
-#include "unfold.h"
+#include "reports/diff.h"
+#include "reports/unfold.h"
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_elf.c - libFuzzer harness for the symboliser's ELF reading
- * (src/usyms.c: PT_LOAD segments, .symtab/.dynsym, build-id and
+ * (src/symbols/usyms.c: PT_LOAD segments, .symtab/.dynsym, build-id and
  * .gnu_debuglink lookups, demangling).  usyms has no entry point that
  * takes a buffer, so the input is written to a temporary file and a fake
  * /proc/PID/maps (fuzz_common.h) maps it for a process that does not exist;
@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "procmaps.h"
-#include "usyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/usyms.h"
 
 #define TGID 999999999u		/* above any pid_max: no /proc/TGID */
 #define MAXADDR 256

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_maps.c - libFuzzer harness for the symboliser's text parsers:
- * /proc/PID/maps (src/procmaps.c), /tmp/perf-PID.map (src/perfmap.c) and
- * /proc/kallsyms (src/ksyms.c).  The sources are compiled with
+ * /proc/PID/maps (src/symbols/procmaps.c), /tmp/perf-PID.map (src/symbols/perfmap.c) and
+ * /proc/kallsyms (src/symbols/ksyms.c).  The sources are compiled with
  * -Dfopen=fuzz_fopen -Dopen=fuzz_open (fuzz_common.h) and read their files
  * from the input:
  *
@@ -17,9 +17,9 @@
 #include "fuzz_common.h"
 #include <stdint.h>
 #include <stdlib.h>
-#include "procmaps.h"
-#include "perfmap.h"
-#include "ksyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/perfmap.h"
+#include "symbols/ksyms.h"
 
 #define TGID 4242u
 

@@ -46,11 +46,12 @@ build() {
 	done
 	# the symboliser, reading its files through fuzz_fopen() and fuzz_open()
 	local sym=()
-	for f in procmaps perfmap ksyms usyms demangle util htab; do
-		[ -f "src/$f.c" ] || continue
+	for f in symbols/procmaps symbols/perfmap symbols/ksyms symbols/usyms symbols/demangle \
+		 common/util common/htab; do
+		[ -f "src/$f.c" ] || { echo "fuzz: src/$f.c is missing" >&2; return 1; }
 		$CLANG $LIBFLAGS -Dfopen=fuzz_fopen -Dopen=fuzz_open -include tests/fuzz/fuzz_common.h \
-			-c "src/$f.c" -o "$OUT/obj/src_$f.o"
-		sym+=("$OUT/obj/src_$f.o")
+			-c "src/$f.c" -o "$OUT/obj/src_${f#*/}.o"
+		sym+=("$OUT/obj/src_${f#*/}.o")
 	done
 	$CLANG $FLAGS $(pkg-config --cflags libxml-2.0) tests/fuzz/fuzz_render.c "${objs[@]}" -lpcre2-8 -lm \
 		$(pkg-config --cflags --libs libxml-2.0) -o "$OUT/fuzz_render"

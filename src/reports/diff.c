@@ -10,9 +10,9 @@
  */
 #include "diff.h"
 #include "fg.h"
-#include "stacks.h"
 #include "unfold.h"
-#include "util.h"
+#include "common/htab.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,10 +29,17 @@ struct diff_opts {
 	int help;
 };
 
-/* The merged profiles: stack texts are interned in a stack set of their
- * own (its frame ids are dense), an id indexes the counts. */
+/* The merged profiles: each distinct stack text gets a dense id (ids by
+ * the text's hash, a chain through next for texts sharing a hash), an id
+ * indexes the counts. */
 struct table {
-	struct fg_stacks *keys;
+	struct htab ids;	/* (hash, 0) -> first id + 1 */
+	struct key {
+		char *text;
+		size_t len;
+		uint32_t next;	/* next id with the same hash + 1, or 0 */
+	} *k;
+	size_t kcap, nkeys;
 	struct entry {
 		struct pnum c[2];
 		int seen;
@@ -152,28 +159,47 @@ static int put_frame(struct table *t, const char *p, size_t n)
 
 struct walk {
 	struct table *t;
-	const struct fg_stacks *src;
 	int col;		/* 0: BEFORE, 1: AFTER */
 };
 
-static int add_line(void *ctx, const struct fg_line *l)
+/* The id of the stack text in t->buf, given one if new; -1: no memory. */
+static int64_t key_id(struct table *t)
+{
+	uint64_t h = fg_hash(t->buf, t->len);
+	uintptr_t first = (uintptr_t)htab_get(&t->ids, h, 0);
+
+	for (uintptr_t i = first; i; i = t->k[i - 1].next)
+		if (t->k[i - 1].len == t->len && !memcmp(t->k[i - 1].text, t->buf, t->len))
+			return i - 1;
+	if (t->nkeys >= UINT32_MAX - 1 ||
+	    ow_grow(&t->k, &t->kcap, t->nkeys, sizeof(*t->k)))
+		return -1;
+	struct key *k = &t->k[t->nkeys];
+	if (!(k->text = malloc(t->len ? t->len : 1)))
+		return -1;
+	memcpy(k->text, t->buf, t->len);
+	k->len = t->len;
+	k->next = first;
+	if (htab_put(&t->ids, h, 0, (void *)(uintptr_t)(t->nkeys + 1))) {
+		free(k->text);
+		return -1;
+	}
+	return t->nkeys++;
+}
+
+static int add_line(void *ctx, const char *const *frames, const size_t *lens,
+		    size_t nframes, struct pnum c)
 {
 	struct walk *w = ctx;
 	struct table *t = w->t;
 
 	t->len = 0;
-	for (size_t k = 0; k < l->nfields; k++) {
-		size_t n;
-		const char *name = fg_frame_name(w->src, l->fields[k], &n);
-		if ((k && put(t, ";", 1)) || put_frame(t, name, n))
+	for (size_t k = 0; k < nframes; k++)
+		if ((k && put(t, ";", 1)) || put_frame(t, frames[k], lens[k]))
 			return -1;
-	}
-	/* a two-count line counts with its second column, as when rendered */
-	struct pnum c = fg_count_pnum(l->info->two ? l->info->c2 : l->info->c1);
-	if (l->mult > 1)
-		c = pnum_mul(c, pnum_iv(l->mult));
-	uint32_t id = fg_frame_intern(t->keys, t->buf, t->len);
-	if (id == FG_NONE || ow_grow(&t->e, &t->ecap, id, sizeof(*t->e)))
+	/* c: a two-count line counts with its second column, as when rendered */
+	int64_t id = key_id(t);
+	if (id < 0 || ow_grow(&t->e, &t->ecap, id, sizeof(*t->e)))
 		return -1;
 	for (; t->nent <= id; t->nent++)
 		t->e[t->nent].seen = 0;
@@ -264,8 +290,8 @@ static int emit(struct table *t, int folded, struct fg_stacks *out)
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[t->order[i]];
-		size_t klen;
-		const char *key = fg_frame_name(t->keys, t->order[i], &klen);
+		size_t klen = t->k[t->order[i]].len;
+		const char *key = t->k[t->order[i]].text;
 		pnum_fmt(e->c[0], c1, sizeof(c1));
 		pnum_fmt(e->c[1], c2, sizeof(c2));
 		t->len = 0;
@@ -310,14 +336,13 @@ int diff_main(int argc, char **argv)
 
 	t.strip_hex = d.strip_hex;
 	t.total[0] = t.total[1] = pnum_iv(0);
-	t.keys = fg_stacks_new();
 	out = fg_stacks_new();
-	if (!t.keys || !out)
+	if (!out)
 		goto nomem;
 	/* AFTER first: its order is the output order */
 	for (int col = 1; col >= 0; col--) {
-		struct walk w = { &t, prof[col], col };
-		if (fg_stacks_walk(prof[col], 0, 0, add_line, &w))
+		struct walk w = { &t, col };
+		if (fg_stacks_foreach(prof[col], add_line, &w))
 			goto nomem;
 	}
 	if (d.normalize && pnum_cmp(t.total[0], t.total[1])) {
@@ -358,8 +383,11 @@ nomem:
 out:
 	fg_stacks_free(prof[0]);
 	fg_stacks_free(prof[1]);
-	fg_stacks_free(t.keys);
 	fg_stacks_free(out);
+	for (size_t i = 0; i < t.nkeys; i++)
+		free(t.k[i].text);
+	free(t.k);
+	htab_free(&t.ids);
 	free(t.e);
 	free(t.order);
 	free(t.buf);

@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "agg.h"
-#include "htab.h"
-#include "ksyms.h"
-#include "procmaps.h"
+#include "common/htab.h"
+#include "symbols/ksyms.h"
+#include "symbols/procmaps.h"
 #include "stackstore.h"
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 struct symframe {
 	const char *name;

@@ -27,10 +27,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "demangle.h"
-#include "htab.h"
+#include "common/htab.h"
 #include "perfmap.h"
 #include "usyms.h"
-#include "util.h"
+#include "common/util.h"
 
 struct esym {
 	uint64_t addr, size;

@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include "fold.h"
 #include "output.h"
-#include "util.h"
+#include "common/util.h"
 
 #define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
 

@@ -6,7 +6,7 @@
  */
 #include "cli.h"
 #include "fg.h"
-#include "progress.h"
+#include "common/progress.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -41,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fold.h"
-#include "hashtab.h"
-#include "util.h"
+#include "fg.h"
+#include "common/util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
 
@@ -271,7 +271,7 @@ static const char *kept_name(struct folder *f, const char *name)
 	if (!name)
 		return shown(f, name);
 	len = strlen(name);
-	h = fg_hash_bytes(name, len);
+	h = fg_hash(name, len);
 	k = htab_get(&f->names, h, len);
 	if (k && !strcmp(k, name))
 		return k;

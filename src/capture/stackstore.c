@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stackstore.h"
-#include "util.h"
+#include "common/util.h"
 
 void stacks_free(struct stacks *s)
 {

@@ -2,8 +2,17 @@
 /*
  * htab.h - an open-addressing hash table from a two-word key to a
  * pointer, for the capture side's tables (stacks by hash, symbolised
- * stacks, processes, ELF files by device and inode).  Keys are compared
- * exactly.
+ * stacks, processes, ELF files by device and inode, diff's stack texts
+ * by hash, unfold's failed search states).  Keys are compared exactly.
+ *
+ * Why the renderer keeps a table of its own (render/hashtab.h, fg_idtab):
+ * it interns millions of frame tokens, so its slot is 8 bytes (a 32-bit
+ * id and 32 bits of hash) with the keys in the caller's arrays and the
+ * probe loop inlined at the caller, which compares tokens its own way;
+ * it never deletes.  This one owns two-word keys, maps them to pointers
+ * and deletes (the capture forgets processes, stacks and files).  One
+ * table doing both would give the renderer 24-byte slots (three times
+ * the cache misses on its hottest loop) or this side keys it cannot own.
  */
 #ifndef OW_HTAB_H
 #define OW_HTAB_H

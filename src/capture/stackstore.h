@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "htab.h"
+#include "common/htab.h"
 #include "offwake.h"
 
 struct rawstack {

@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include "htab.h"
+#include "common/htab.h"
 #include "procmaps.h"
-#include "util.h"
+#include "common/util.h"
 
 struct space {
 	unsigned int procs;	/* processes using it */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "perfmap.h"
-#include "util.h"
+#include "common/util.h"
 
 struct jsym {
 	uint64_t start, size;

@@ -11,7 +11,7 @@
 #include "agg.h"
 #include "cli.h"
 #include "fold.h"
-#include "procmaps.h"
+#include "symbols/procmaps.h"
 #include "stackstore.h"
 
 struct offwake_bpf;

@@ -12,8 +12,8 @@
 #include "capture.h"
 #include "cli.h"
 #include "output.h"
-#include "progress.h"
-#include "util.h"
+#include "common/progress.h"
+#include "common/util.h"
 
 /*
  * The tgid of the live process or thread id (/proc/ID/status), 0 when

@@ -56,8 +56,8 @@
 #include <unistd.h>
 #include "capture.h"
 #include "offwake.skel.h"
-#include "progress.h"
-#include "util.h"
+#include "common/progress.h"
+#include "common/util.h"
 
 #define DRAIN_MS	500
 #define DRAIN_FAST_MS	100

@@ -9,8 +9,8 @@
  * titles, "name (N unit, P%)".
  */
 #include "unfold.h"
-#include "util.h"
-#include "hashtab.h"
+#include "common/util.h"
+#include "common/htab.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -409,42 +409,16 @@ static int siblings_sorted(const struct frame *a, const struct frame *b)
 	return c < 0 || (c == 0 && a->len != b->len);
 }
 
-/* States (child, parent, position) of the search below known to fail. */
-struct failset {
-	uint64_t *key;		/* 3 words per slot, key[0] == 0: empty */
-	size_t mask, used;
-};
-
-static uint64_t *fs_slot(struct failset *f, uint64_t a, uint64_t b, uint64_t c)
+/* States (child, parent, position) of the search below known to fail:
+ * child and parent (both below 2^32) share the first key word. */
+static int failed(const struct htab *f, uint64_t child, uint64_t parent, uint64_t pos)
 {
-	size_t i = fg_mix(fg_mix(a, b), c) & f->mask;
-
-	while (f->key[3 * i] && (f->key[3 * i] != a || f->key[3 * i + 1] != b ||
-				 f->key[3 * i + 2] != c))
-		i = (i + 1) & f->mask;
-	return &f->key[3 * i];
+	return htab_get(f, child << 32 | parent, pos) != NULL;
 }
 
-static int fs_add(struct failset *f, uint64_t a, uint64_t b, uint64_t c)
+static int fail_add(struct htab *f, uint64_t child, uint64_t parent, uint64_t pos)
 {
-	if ((f->used + 1) * 2 > f->mask + 1) {
-		struct failset n = { calloc(3 * 2 * (f->mask + 1), sizeof(uint64_t)),
-				     2 * (f->mask + 1) - 1, f->used };
-		if (!n.key)
-			return -1;
-		for (size_t i = 0; i <= f->mask; i++)
-			if (f->key[3 * i])
-				memcpy(fs_slot(&n, f->key[3 * i], f->key[3 * i + 1], f->key[3 * i + 2]),
-				       &f->key[3 * i], 3 * sizeof(uint64_t));
-		free(f->key);
-		*f = n;
-	}
-	uint64_t *k = fs_slot(f, a, b, c);
-	if (!k[0]) {
-		k[0] = a, k[1] = b, k[2] = c;
-		f->used++;
-	}
-	return 0;
+	return htab_put(f, child << 32 | parent, pos, (void *)1);
 }
 
 /*
@@ -469,10 +443,10 @@ static int attach_packed(struct frame *fr, const uint32_t *ord, size_t ps, size_
 	size_t m = ce - cs, i = 0;
 	long budget = 64 * (long)(m + pe - ps) + 100000;
 	struct pick *st = malloc((m + 1) * sizeof(*st));
-	struct failset fail = { calloc(3 * 1024, sizeof(uint64_t)), 1023, 0 };
+	struct htab fail = { 0 };
 	int ret = -1;
 
-	if (!st || !fail.key)
+	if (!st || m >= UINT32_MAX || pe >= UINT32_MAX)
 		goto out;
 	st[0] = (struct pick){ pe, 0, 0 };	/* before the first child: no parent */
 	while (i < m) {
@@ -507,14 +481,14 @@ static int attach_packed(struct frame *fr, const uint32_t *ord, size_t ps, size_
 			    (!k && !siblings_sorted(C, &fr[ord[ce - i]])))
 				continue;
 			*nx = (struct pick){ q, end - C->count, 0 };
-			found = !fs_slot(&fail, i + 1, q + 1, nx->cursor)[0];
+			found = !failed(&fail, i + 1, q + 1, nx->cursor);
 		}
 		if (found) {
 			i++;
 			continue;
 		}
 		/* every alternative failed: remember, go back one child */
-		if (i == 0 || fs_add(&fail, i, cur->p + 1, cur->cursor))
+		if (i == 0 || fail_add(&fail, i, cur->p + 1, cur->cursor))
 			goto out;
 		i--;
 	}
@@ -529,7 +503,7 @@ static int attach_packed(struct frame *fr, const uint32_t *ord, size_t ps, size_
 	ret = 0;
 out:
 	free(st);
-	free(fail.key);
+	htab_free(&fail);
 	return ret;
 }
 

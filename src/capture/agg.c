@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "agg.h"
-#include "util.h"
+#include "common/util.h"
 
 void agg_free(struct agg *a)
 {

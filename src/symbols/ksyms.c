@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ksyms.h"
-#include "util.h"
+#include "common/util.h"
 
 struct ksym {
 	uint64_t addr;

@@ -155,4 +155,8 @@ uint64_t fg_hash(const void *data, size_t len);
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);
 
+/* An errno value as messages give it: "out of memory" for ENOMEM (whichever
+ * thread ran out), strerror() otherwise (EIO for 0). */
+const char *fg_strerror(int err);
+
 #endif

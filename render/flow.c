@@ -11,6 +11,7 @@
 #include "par.h"
 #include "vec.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -484,8 +485,10 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 	if (ids_push(&h[1].st.prev, 0) || push_opening(&h[1].st, &root))
 		goto out;
 	fg_both(walk_half, &h[1], &h[0]);
-	if (h[0].ret || h[1].ret)
+	if (h[0].ret || h[1].ret) {
+		errno = ENOMEM;	/* a walk fails only to grow (errno is per thread) */
 		goto out;
+	}
 	struct fg_flow *a = &h[0].out, *b = &h[1].out;
 	if (vec_reserve((void **)&a->nodes, &a->cap, a->n + b->n, sizeof(*a->nodes)))
 		goto out;

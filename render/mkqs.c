@@ -12,6 +12,7 @@
 #include "par.h"
 #include "vec.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,8 @@ static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
 	struct shared sh = { PTHREAD_MUTEX_INITIALIZER, a, &todo, 0, fn, 0 };
 	fg_both(sort_parts, &sh, &sh);	/* both take parts from the list */
 	free(todo.v);
+	if (sh.err)
+		errno = ENOMEM;	/* sorting fails only to grow (errno is per thread) */
 	return sh.err ? -1 : 0;
 }
 

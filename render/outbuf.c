@@ -6,11 +6,19 @@
 #include "outbuf.h"
 #include "vec.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Keep the first error (an errno value): the one to report. */
+static void ob_fail(struct outbuf *o, int err)
+{
+	if (!o->err)
+		o->err = err;
+}
 
 int ob_init(struct outbuf *o, FILE *f)
 {
@@ -27,7 +35,7 @@ void ob_flush(struct outbuf *o)
 	if (!o->f)
 		return;
 	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
-		o->err = 1;
+		ob_fail(o, errno ? errno : EIO);
 	o->n = 0;
 }
 
@@ -35,26 +43,33 @@ int ob_finish(struct outbuf *o)
 {
 	ob_flush(o);
 	if (o->f && fflush(o->f))
-		o->err = 1;
+		ob_fail(o, errno ? errno : EIO);
 	free(o->buf);
 	o->buf = NULL;
+	if (o->err)
+		errno = o->err;
 	return o->err ? -1 : 0;
 }
 
-/* Room for len more bytes: flush to the file, or grow a memory buffer
- * (which, if that fails, is emptied and marked failed). */
-static void ob_room(struct outbuf *o, size_t len)
+/*
+ * Room for len more bytes: flush to the file, or grow a memory buffer.
+ * -1 when there is none: the memory buffer could not grow, and is then
+ * emptied and marked failed (ENOMEM); what it held is lost anyway.
+ */
+static int ob_room(struct outbuf *o, size_t len)
 {
 	if (o->n + len <= o->cap)
-		return;
+		return 0;
 	if (o->f) {
 		ob_flush(o);
-		return;
+		return len <= o->cap ? 0 : -1;
 	}
-	if (vec_reserve((void **)&o->buf, &o->cap, o->n + len, 1)) {
-		o->err = 1;
+	if (len > SIZE_MAX - o->n || vec_reserve((void **)&o->buf, &o->cap, o->n + len, 1)) {
+		ob_fail(o, ENOMEM);
 		o->n = 0;
+		return -1;
 	}
+	return 0;
 }
 
 void ob_write_slow(struct outbuf *o, const char *s, size_t len)
@@ -62,10 +77,11 @@ void ob_write_slow(struct outbuf *o, const char *s, size_t len)
 	if (o->f && len > o->cap / 2) {
 		ob_flush(o);
 		if (fwrite(s, 1, len, o->f) != len)
-			o->err = 1;
+			ob_fail(o, errno ? errno : EIO);
 		return;
 	}
-	ob_room(o, len);
+	if (ob_room(o, len))
+		return;
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
 }
@@ -86,7 +102,7 @@ void ob_printf(struct outbuf *o, const char *fmt, ...)
 	}
 	char *big = malloc(n + 1);
 	if (!big) {
-		o->err = 1;
+		ob_fail(o, ENOMEM);
 		return;
 	}
 	va_start(ap, fmt);
@@ -100,7 +116,8 @@ void ob_scaled(struct outbuf *o, long long r, int decimals, int negative)
 {
 	char *p;
 
-	ob_room(o, 48);
+	if (ob_room(o, 48))
+		return;
 	p = o->buf + o->n;
 	if (r < 0 || (r == 0 && negative)) {
 		*p++ = '-';
@@ -135,7 +152,8 @@ void ob_commas(struct outbuf *o, const char *digits)
 	size_t n = strlen(digits), lead = 0;
 	char *p;
 
-	ob_room(o, 2 * n);
+	if (ob_room(o, 2 * n))
+		return;
 	p = o->buf + o->n;
 	if (digits[0] == '-' || digits[0] == '+')
 		*p++ = digits[lead++];
@@ -153,7 +171,8 @@ void ob_perlnum(struct outbuf *o, double v)
 	 * print the same with %.15g as written out here */
 	double twice = v * 2;
 	if (twice == floor(twice) && fabs(v) < 1e14 && v != 0) {
-		ob_room(o, 24);
+		if (ob_room(o, 24))
+			return;
 		char *p = o->buf + o->n;
 		long long i = (long long)twice;
 		if (i < 0) {
@@ -317,7 +336,7 @@ void ob_write_items(struct outbuf *o, size_t n, ob_item_fn fn, void *ctx)
 		pthread_mutex_unlock(&it.lock);
 		ob_write(o, it.mem[m % 2].buf, it.mem[m % 2].n);
 		if (it.mem[m % 2].err)
-			o->err = 1;
+			ob_fail(o, it.mem[m % 2].err);
 		pthread_mutex_lock(&it.lock);
 		it.taken = m + 1;
 		pthread_cond_broadcast(&it.changed);

@@ -17,12 +17,12 @@ struct outbuf {
 	FILE *f;
 	char *buf;
 	size_t n, cap;
-	int err;
+	int err;	/* the first error, an errno value (ENOMEM: a memory buffer could not grow) */
 };
 
 /* f NULL: a memory buffer that grows and keeps everything written */
 int ob_init(struct outbuf *o, FILE *f);
-int ob_finish(struct outbuf *o);	/* flush and free; -1 on a write error */
+int ob_finish(struct outbuf *o);	/* flush and free; -1 (errno: o->err) on an error */
 void ob_flush(struct outbuf *o);
 void ob_write_slow(struct outbuf *o, const char *s, size_t len);
 

@@ -51,7 +51,7 @@ struct parser {
 	struct fg_block *blocks;	/* one per block taken, seq in .first of seqs */
 	size_t *seqs;
 	size_t n, cap;
-	int ret;
+	int ret, err;	/* err: errno of a failure, which happened on this parser's thread */
 };
 
 static int note_block(struct parser *p, size_t seq, size_t first, size_t count)
@@ -104,6 +104,8 @@ static void *parse_blocks(void *arg)
 		sl->state = TAKEN;
 		pthread_mutex_unlock(&q->lock);
 		int r = parse_block(p, sl->buf, sl->len, sl->seq);
+		if (r)
+			p->err = errno ? errno : ENOMEM;
 		pthread_mutex_lock(&q->lock);
 		sl->state = FREE;
 		if (r) {
@@ -153,6 +155,7 @@ static void *parse_mem_blocks(void *arg)
 
 	while (!p->ret && mem_next(p->m, &b, &len, &seq)) {
 		if (parse_block(p, b, len, seq)) {
+			p->err = errno ? errno : ENOMEM;
 			p->ret = -1;
 			pthread_mutex_lock(&p->m->lock);
 			p->m->pos = p->m->len;	/* the other parser stops too */
@@ -252,8 +255,11 @@ static struct fg_block *in_order(const struct parser *a, const struct parser *b,
  * in input order, unless ret (or a parser) failed; frees what they hold. */
 static int merge_parsers(struct fg_stacks *s, struct parser *pa, struct parser *pb, int ret)
 {
-	if (!ret && (pa->ret || pb->ret))
+	if (!ret && (pa->ret || pb->ret)) {
+		/* the failing parser's errno, not this thread's */
+		errno = pa->ret ? pa->err : pb->err;
 		ret = -1;
+	}
 	if (!ret) {
 		size_t n = 0;
 		struct fg_block *blocks = in_order(pa, pb, &n);
@@ -294,13 +300,15 @@ int fg_stacks_read(struct fg_stacks *s, FILE *f, const char *name)
 	int started = 0;
 	q.slot[0].state = FULL;
 	q.slot[0].seq = seq++;
-	if (pb.s && !pthread_create(&ta, NULL, parse_blocks, &pa)) {
+	int terr = pb.s ? pthread_create(&ta, NULL, parse_blocks, &pa) : ENOMEM;
+	if (!terr) {
 		started |= 1;
 		if (!pthread_create(&tb, NULL, parse_blocks, &pb))
 			started |= 2;
-	}
-	if (!(started & 1))
+	} else {
+		errno = terr;
 		ret = -1;
+	}
 	pthread_mutex_lock(&q.lock);
 	while (!eof && !q.err && !ret) {
 		struct slot *sl = NULL;
@@ -354,8 +362,10 @@ int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len)
 	struct parser pb = { .m = &m, .s = fg_stacks_new_like(s), .owner = 1 };
 	pthread_t t;
 
-	if (!pb.s)
+	if (!pb.s) {
+		errno = ENOMEM;
 		return -1;
+	}
 	int started = !pthread_create(&t, NULL, parse_mem_blocks, &pb);
 	parse_mem_blocks(&pa);	/* the caller is the first parser */
 	if (started)

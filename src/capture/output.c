@@ -214,7 +214,7 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 	int r;
 
 	if (!s) {
-		ow_err("rendering: %s", strerror(ENOMEM));
+		ow_err("rendering the SVG: out of memory");
 		return OW_EXIT_FAIL;
 	}
 	if (!o->subtitle_set) {
@@ -233,7 +233,7 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 		entry_parts(&c->fo, e, &p);
 		nf = line_frames(&p, o->delimited, fr, lens);
 		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
-			ow_err("rendering: %s", strerror(errno));
+			ow_err("rendering the SVG: %s", fg_strerror(errno));
 			fg_stacks_free(s);
 			return OW_EXIT_FAIL;
 		}
@@ -242,7 +242,8 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 	fg_stacks_free(s);
 	if (r < 0) {
 		if (errno != EPIPE)
-			ow_err("rendering: %s", strerror(errno));
+			ow_err("%s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
+			       fg_strerror(errno));
 		return OW_EXIT_FAIL;
 	}
 	return r == FG_EXIT_USAGE ? OW_EXIT_USAGE : r;
@@ -258,7 +259,7 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 	struct agg_entry **v = sorted_entries(&c->agg, text);
 
 	if (!v) {
-		ow_err("sorting: %s", strerror(ENOMEM));
+		ow_err("sorting the stacks: out of memory");
 		return OW_EXIT_FAIL;
 	}
 	if (text)

@@ -81,7 +81,7 @@ static int add_unfolded(void *ctx, const char *const *frames, const size_t *lens
 {
 	if (fg_stacks_add(ctx, frames, lens, n, count) >= 0)
 		return 0;
-	ow_err("diff: %s", strerror(errno));
+	ow_err("diff: reading the stacks: %s", fg_strerror(errno));
 	return -1;
 }
 
@@ -107,7 +107,7 @@ static struct fg_stacks *load(const char *name)
 	else if (unfold_is_svg(pk.head, pk.n))
 		ret = unfold_read(in, "diff", name, add_unfolded, s);
 	else if ((ret = fg_stacks_read(s, in, name)))
-		ow_err("diff: %s: %s", name, strerror(errno ? errno : EIO));
+		ow_err("diff: %s%s: %s", errno == ENOMEM ? "reading " : "", name, fg_strerror(errno));
 	if (!ret && fg_stacks_ignored(s))
 		ow_err("diff: %s: ignored %zu lines with invalid format", name,
 		       fg_stacks_ignored(s));
@@ -373,7 +373,8 @@ int diff_main(int argc, char **argv)
 	ret = fg_render(&o, out, stdout);
 	if (ret < 0) {
 		if (errno != EPIPE)
-			ow_err("diff: writing the SVG: %s", strerror(errno ? errno : EIO));
+			ow_err("diff: %s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
+			       fg_strerror(errno));
 		ret = 1;
 	}
 	goto out;

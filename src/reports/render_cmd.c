@@ -70,7 +70,7 @@ int render_main(int argc, char **argv)
 		return ret;
 	struct fg_stacks *s = fg_stacks_new();
 	if (!s) {
-		fprintf(stderr, "offwake-svg: out of memory\n");
+		fprintf(stderr, "offwake-svg: reading the input: out of memory\n");
 		return 1;
 	}
 	fg_stacks_set_reverse(s, o.reverse);
@@ -91,8 +91,11 @@ int render_main(int argc, char **argv)
 			r = fg_stacks_read(s, f, name);
 		if (r) {
 			progress_stop(pg);
-			fprintf(stderr, "offwake-svg: %s: %s\n", name,
-				errno ? strerror(errno) : "read error");
+			if (errno == ENOMEM)
+				fprintf(stderr, "offwake-svg: reading %s: out of memory\n", name);
+			else
+				fprintf(stderr, "offwake-svg: %s: %s\n", name,
+					errno ? strerror(errno) : "read error");
 			if (f != stdin)
 				fclose(f);
 			fg_stacks_free(s);
@@ -108,7 +111,8 @@ int render_main(int argc, char **argv)
 	if (ret < 0) {
 		if (errno == EPIPE)
 			return 1;	/* the reader went away: quietly */
-		fprintf(stderr, "offwake-svg: writing the SVG: %s\n", strerror(errno ? errno : EIO));
+		fprintf(stderr, "offwake-svg: %s the SVG: %s\n",
+			errno == ENOMEM ? "rendering" : "writing", fg_strerror(errno));
 		return 1;
 	}
 	return ret;

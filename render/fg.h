@@ -20,6 +20,7 @@
 /* Exit statuses, as flamegraph.pl uses them. */
 enum {
 	FG_EXIT_OK = 0,
+	FG_EXIT_FAIL = 1,	/* a run-time error, already reported */
 	FG_EXIT_EMPTY = 2,	/* no stack counts: an error SVG was written */
 	FG_EXIT_USAGE = 255,	/* bad option or validation failure */
 };
@@ -150,10 +151,39 @@ uint64_t fg_hash(const void *data, size_t len);
  * Render the stack set as an SVG flame graph to out.  Prints the warnings
  * flamegraph.pl prints (unless o->quiet).  Returns FG_EXIT_OK,
  * FG_EXIT_EMPTY (an error SVG was written) or FG_EXIT_USAGE (validation
- * failure, message on stderr, nothing written); -1 on an I/O or memory
- * error (errno set).  The stack set may be reordered but stays valid.
+ * failure, message on stderr, nothing written), FG_EXIT_FAIL (--cp's
+ * palette.map could not be written: message on stderr); -1 on an I/O or
+ * memory error (errno set).  The stack set may be reordered but stays valid.
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);
+
+/* ---- writing a named file -------------------------------------------- */
+
+/*
+ * An output file: a regular file (or a new name) is written to a temporary
+ * file in its directory (unnamed where the file system allows) and put in
+ * place when closed with keep; a device, FIFO or socket is written
+ * directly; a symbolic link is written through (its target replaced).
+ */
+struct fg_outfile {
+	FILE *f;		/* write here */
+	char *path;		/* the file replaced (a link's target) */
+	char *tmp;		/* the named temporary file, if any */
+	int direct;		/* written in place (device, FIFO, socket) */
+	const char *why;	/* a refusal errno does not say, or NULL */
+};
+enum {
+	FG_OUT_NOFOLLOW = 1,	/* refuse a symbolic link, and anything but a
+				 * regular file or a new name */
+	FG_OUT_WRITABLE = 2,	/* refuse to replace a file we may not write */
+};
+/* 0, or -1 with errno (message: fg_outfile_strerror) and nothing made. */
+int fg_outfile_open(struct fg_outfile *o, const char *name, int flags);
+/* Flush and put in place (keep), or remove what was written (!keep, or
+ * an error); 0, or -1 with errno. */
+int fg_outfile_close(struct fg_outfile *o, int keep);
+/* Why fg_outfile_open failed: o->why, else fg_strerror(err). */
+const char *fg_outfile_strerror(const struct fg_outfile *o, int err);
 
 /* An errno value as messages give it: "out of memory" for ENOMEM (whichever
  * thread ran out), strerror() otherwise (EIO for 0). */

@@ -1,26 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nameattr.c - reading --nameattr files and reading/writing palette.map,
- * with flamegraph.pl's splitting rules (Perl split semantics).
+ * with flamegraph.pl's splitting rules (Perl split semantics).  palette.map
+ * is read and replaced only as a regular file, never through a link.
  */
+#include "fg.h"
 #include "nameattr.h"
 #include "utf8.h"
 #include "vec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* Read a whole file as UTF-8 (invalid bytes repaired); NULL on error. */
-static char *slurp(const char *file, size_t *len)
+/* Read a whole stream as UTF-8 (invalid bytes repaired) and close it;
+ * NULL on error (errno set). */
+static char *slurp_stream(FILE *f, size_t *len)
 {
-	FILE *f = fopen(file, "rb");
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
 
-	if (!f)
-		return NULL;
 	for (;;) {
 		if (n + 4096 > cap) {
 			cap = cap ? cap * 2 : 8192;
@@ -41,14 +44,24 @@ static char *slurp(const char *file, size_t *len)
 	if (utf8_valid_prefix(buf, n) != n) {
 		char *fixed = utf8_repair(buf, n, &n);
 		free(buf);
-		buf = fixed;
+		if (!(buf = fixed))
+			errno = ENOMEM;
 	}
 	*len = n;
 	return buf;
 fail:
+	if (!errno)
+		errno = ENOMEM;
 	free(buf);
 	fclose(f);
 	return NULL;
+}
+
+static char *slurp(const char *file, size_t *len)
+{
+	FILE *f = fopen(file, "rb");
+
+	return f ? slurp_stream(f, len) : NULL;
 }
 
 static void set(char **slot, const char *v)
@@ -191,21 +204,41 @@ int fg_palmap_add(struct fg_palmap *m, const char *key, size_t klen, const char 
 	return 0;
 }
 
+/*
+ * palette.map is opened without following a symbolic link and without
+ * blocking (a FIFO planted there would hang the run), and used only when
+ * it is a regular file.
+ */
 int fg_palmap_load(struct fg_palmap *m, const char *file, char *err, size_t errlen)
 {
 	size_t len;
-	FILE *probe = fopen(file, "rb");
+	struct stat st;
+	FILE *f;
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
-	if (!probe) {
-		if (errno == ENOENT)
-			return 0;
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 && errno == ELOOP) {
+		snprintf(err, errlen, "%s: a symbolic link (not followed)", file);
+		return -1;
+	}
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file", file);
+		return -1;
+	}
+	if (fd >= 0)	/* back to blocking reads (they may matter to NFS, FUSE) */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		snprintf(err, errlen, "can't open file %s: %s", file, strerror(errno));
 		return -1;
 	}
-	fclose(probe);
-	char *buf = slurp(file, &len);
+	char *buf = slurp_stream(f, &len);
 	if (!buf) {
-		snprintf(err, errlen, "can't open file %s: %s", file, strerror(errno));
+		snprintf(err, errlen, "can't read %s: %s", file, strerror(errno));
 		return -1;
 	}
 	for (char *line = buf; line < buf + len;) {
@@ -245,20 +278,27 @@ static int entry_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;	/* file order among equal keys */
 }
 
-int fg_palmap_save(struct fg_palmap *m, const char *file)
+/* Replaced atomically in its directory; never through a symbolic link. */
+int fg_palmap_save(struct fg_palmap *m, const char *file, char *err, size_t errlen)
 {
-	FILE *f = fopen(file, "w");
+	struct fg_outfile out;
 
-	if (!f)
+	if (fg_outfile_open(&out, file, FG_OUT_NOFOLLOW | FG_OUT_WRITABLE)) {
+		snprintf(err, errlen, "%s: %s", file, fg_outfile_strerror(&out, errno));
 		return -1;
+	}
 	if (m->n)
 		qsort(m->v, m->n, sizeof(*m->v), entry_cmp);
 	for (size_t i = 0; i < m->n; i++) {
 		if (i + 1 < m->n && !strcmp(m->v[i].key, m->v[i + 1].key))
 			continue;	/* the last of equal keys wins */
-		fprintf(f, "%s->%s\n", m->v[i].key, m->v[i].value ? m->v[i].value : "");
+		fprintf(out.f, "%s->%s\n", m->v[i].key, m->v[i].value ? m->v[i].value : "");
 	}
-	return fclose(f) ? -1 : 0;
+	if (fg_outfile_close(&out, 1)) {
+		snprintf(err, errlen, "%s: %s", file, fg_strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 void fg_palmap_free(struct fg_palmap *m)

@@ -38,12 +38,14 @@ struct fg_palmap {
 	size_t n, cap;
 };
 
-/* Load the file if it exists.  Returns 0, or -1 with a message. */
+/* Load the file if it exists (a regular file, not a link).  Returns 0,
+ * or -1 with a message naming the file. */
 int fg_palmap_load(struct fg_palmap *m, const char *file, char *err, size_t errlen);
 /* Append an entry (copies the strings). */
 int fg_palmap_add(struct fg_palmap *m, const char *key, size_t klen, const char *value);
-/* Write it back sorted by key, the last of equal keys winning. */
-int fg_palmap_save(struct fg_palmap *m, const char *file);
+/* Write it back sorted by key, the last of equal keys winning, replacing
+ * the file atomically.  Returns 0, or -1 with a message naming the file. */
+int fg_palmap_save(struct fg_palmap *m, const char *file, char *err, size_t errlen);
 void fg_palmap_free(struct fg_palmap *m);
 
 #endif

@@ -691,9 +691,12 @@ int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 		ret = render(&c);
 	if (c.ob.buf && ob_finish(&c.ob) && ret >= 0)
 		ret = -1;
-	if (ret == FG_EXIT_OK && o->cp && fg_palmap_save(&c.palmap, o->palette_file)) {
-		fprintf(stderr, "offwake-svg: cannot write %s: %s\n", o->palette_file, strerror(errno));
-		ret = -1;
+	if (ret == FG_EXIT_OK && o->cp) {
+		char err[512];
+		if (fg_palmap_save(&c.palmap, o->palette_file, err, sizeof(err))) {
+			fprintf(stderr, "offwake-svg: %s\n", err);
+			ret = FG_EXIT_FAIL;	/* reported: not "writing the SVG" */
+		}
 	}
 	fg_flow_free(&c.flow);
 	fg_palette_free(c.pal);

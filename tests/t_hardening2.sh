@@ -78,3 +78,139 @@ w("root;f05000x" + "&" * (3 << 20) + "A" * (1 << 20) + " 1\n")' > amp.folded
 else
 	skip 1_oom_clear_error "needs python3"
 fi
+
+# ---- 3: palette.map ---------------------------------------------------
+# as_user CMD...: CMD as an unprivileged user when root (else as is)
+as_user() {
+	if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		"$@"
+	fi
+}
+mkdir pal && cd pal || exit 1
+printf 'main;a;b 3\nmain;c 2\n' > in.folded
+echo "not a palette" > target
+ln -s target palette.map
+"$OFFWAKE" render --cp in.folded > out.svg 2> err; st=$?
+if [ $st -ne 0 ] && [ "$(cat target)" = "not a palette" ] && [ -L palette.map ] &&
+   grep -q '^offwake-svg: palette.map: .*symbolic link' err; then
+	pass 3_palette_symlink_refused
+else
+	fail 3_palette_symlink_refused "status $st, target now: $(head -c 80 target), stderr: $(head -c 200 err)"
+fi
+rm -f palette.map
+mkfifo palette.map
+timeout 10 "$OFFWAKE" render --cp in.folded > out.svg 2> err; st=$?
+if [ $st -ne 0 ] && [ $st -ne 124 ] && [ -p palette.map ] &&
+   grep -q '^offwake-svg: palette.map: not a regular file' err; then
+	pass 3_palette_fifo_refused
+else
+	fail 3_palette_fifo_refused "status $st (124: it hung), stderr: $(head -c 200 err)"
+fi
+rm -f palette.map
+"$OFFWAKE" render --cp in.folded > out.svg 2> err
+ino1=$(stat -c %i palette.map 2>/dev/null)
+printf 'main;z 1\n' >> in.folded
+"$OFFWAKE" render --cp in.folded > out.svg 2> err; st=$?
+ino2=$(stat -c %i palette.map 2>/dev/null)
+if [ $st -eq 0 ] && [ -n "$ino1" ] && [ "$ino1" != "$ino2" ] && grep -q '^z->rgb' palette.map &&
+   grep -q '^main->rgb' palette.map && [ -z "$(ls palette.map.* 2>/dev/null)" ]; then
+	pass 3_palette_replaced_atomically
+else
+	fail 3_palette_replaced_atomically "status $st, inodes $ino1 $ino2, files: $(ls), stderr: $(head -c 200 err)"
+fi
+mkdir ro && cp in.folded ro/ && chmod 555 ro
+(cd ro && as_user "$OFFWAKE" render --cp in.folded > /dev/null 2> ../err); st=$?
+if [ -w ro ] && [ "$(id -u)" -eq 0 ] && ! command -v setpriv > /dev/null; then
+	skip 3_palette_unwritable_named "no unprivileged user to run as"
+elif [ $st -eq 1 ] && grep -q '^offwake-svg: palette.map: Permission denied$' err &&
+     ! grep -q 'SVG' err; then
+	pass 3_palette_unwritable_named
+else
+	fail 3_palette_unwritable_named "status $st, stderr: $(head -c 300 err)"
+fi
+chmod 755 ro
+cd "$TMPD" || exit 1
+
+# ---- capture: items 2 ---------------------------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+	skip hardening2_capture "needs root to load BPF programs"
+	exit 0
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip hardening2_capture "needs kernel BTF"
+	exit 0
+fi
+# capture_to NAME: a 1 s folded capture written with -o NAME
+capture_to() { "$OFFWAKE" -f -q -o "$1" 1 2> cap.err; }
+
+# 2: a device node (a private /dev/null) is written, not replaced
+mknod null.dev c 1 3
+capture_to null.dev; st=$?
+if [ $st -eq 0 ] && [ -c null.dev ] && [ -z "$(ls null.dev.* 2>/dev/null)" ]; then
+	pass 2_output_device_written
+else
+	fail 2_output_device_written "status $st, now: $(ls -l null.dev), stderr: $(head -c 200 cap.err)"
+fi
+# 2: a FIFO is written, not replaced
+mkfifo out.fifo
+timeout 20 cat out.fifo > fifo.got & R=$!	# (a regression leaves it waiting)
+capture_to out.fifo; st=$?
+wait $R
+if [ $st -eq 0 ] && [ -p out.fifo ] && grep -q ';' fifo.got; then
+	pass 2_output_fifo_written
+else
+	fail 2_output_fifo_written "status $st, now: $(ls -l out.fifo), got $(wc -c < fifo.got) bytes, stderr: $(head -c 200 cap.err)"
+fi
+# 2: a symlink is written through: the link stays, its target is replaced
+echo old > real.out
+ln -s real.out link.out
+ino1=$(stat -c %i real.out)
+capture_to link.out; st=$?
+if [ $st -eq 0 ] && [ -L link.out ] && grep -q ';' real.out && [ "$(stat -c %i real.out)" != "$ino1" ]; then
+	pass 2_output_symlink_through
+else
+	fail 2_output_symlink_through "status $st, now: $(ls -l link.out real.out), stderr: $(head -c 200 cap.err)"
+fi
+# 2: ... also when it names a file that does not exist yet
+mkdir sub && ln -s sub/new.out dangling.out
+capture_to dangling.out; st=$?
+if [ $st -eq 0 ] && [ -L dangling.out ] && grep -q ';' sub/new.out; then
+	pass 2_output_dangling_symlink_through
+else
+	fail 2_output_dangling_symlink_through "status $st, now: $(ls -l dangling.out sub), stderr: $(head -c 200 cap.err)"
+fi
+# 2: a listening UNIX socket is written to
+if [ $have_py = 1 ]; then
+	timeout 20 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind("out.sock"); s.listen(1)
+print("ready", flush=True)
+c, _ = s.accept(); n = 0
+with open("sock.got", "wb") as f:
+    while True:
+        b = c.recv(65536)
+        if not b: break
+        f.write(b)' > sock.ready & R=$!
+	for _ in $(seq 50); do [ -S out.sock ] && break; sleep 0.1; done
+	capture_to out.sock; st=$?
+	wait $R
+	if [ $st -eq 0 ] && [ -S out.sock ] && grep -q ';' sock.got; then
+		pass 2_output_socket_written
+	else
+		fail 2_output_socket_written "status $st, now: $(ls -l out.sock), stderr: $(head -c 200 cap.err)"
+	fi
+else
+	skip 2_output_socket_written "needs python3"
+fi
+# 2: a regular file is still replaced atomically, nothing left beside it
+echo old > plain.out
+ino1=$(stat -c %i plain.out)
+capture_to plain.out; st=$?
+if [ $st -eq 0 ] && grep -q ';' plain.out && [ "$(stat -c %i plain.out)" != "$ino1" ] &&
+   [ -z "$(ls plain.out.* 2>/dev/null)" ]; then
+	pass 2_output_regular_atomic
+else
+	fail 2_output_regular_atomic "status $st, files: $(ls), stderr: $(head -c 200 cap.err)"
+fi

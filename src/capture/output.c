@@ -20,13 +20,13 @@
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
- * microseconds before adding).  -o writes a temporary file in the target
- * directory, made before the capture starts (so a bad FILE fails at once),
- * and renames it over FILE when complete.  A reader that went away
+ * microseconds before adding).  -o opens FILE before the capture starts
+ * (so a bad FILE fails at once) through fg_outfile (render/outfile.c): a
+ * regular file is replaced atomically when the output is complete, a
+ * device, FIFO or socket written directly.  A reader that went away
  * (EPIPE, when SIGPIPE is ignored) ends the output quietly, as SIGPIPE.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,61 +295,39 @@ static int write_all(struct capture *c, const struct capture_opts *o,
 
 int output_open(struct output *out, const char *path)
 {
-	int fd;
-
 	memset(out, 0, sizeof(*out));
 	out->path = path;
 	if (!path) {
 		out->f = stdout;
 		return 0;
 	}
-	if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
-		out->tmp = NULL;
-		ow_err("%s: %s", path, strerror(ENOMEM));
+	if (fg_outfile_open(&out->file, path, 0)) {
+		ow_err("%s: %s", path, fg_outfile_strerror(&out->file, errno));
 		return -1;
 	}
-	fd = mkstemp(out->tmp);
-	if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
-		ow_err("%s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(out->tmp);
-		}
-		free(out->tmp);
-		return -1;
-	}
+	out->f = out->file.f;
 	return 0;
 }
 
-/* Flush and, with -o, move the file into place (or remove it). */
+/* Flush and, with -o, put the file in place (or remove it). */
 static int output_close(struct output *out, bool keep)
 {
-	mode_t mask;
 	int err = 0;
 
+	if (out->path) {
+		if (!fg_outfile_close(&out->file, keep))
+			return 0;
+		err = errno;
+		out->broken_pipe = err == EPIPE;
+		if (!out->broken_pipe)
+			ow_err("%s: %s", out->path, fg_strerror(err));
+		return -1;
+	}
 	if (fflush(out->f) || ferror(out->f))
 		err = errno ? errno : EIO;
-	if (!out->tmp) {
-		out->broken_pipe = err == EPIPE;
-		if (err && !out->broken_pipe)
-			ow_err("writing standard output: %s", strerror(err));
-		return err ? -1 : 0;
-	}
-	if (!err && fsync(fileno(out->f)))
-		err = errno;
-	mask = umask(0);
-	umask(mask);
-	if (!err && fchmod(fileno(out->f), 0666 & ~mask))
-		err = errno;
-	if (fclose(out->f) && !err)
-		err = errno;
-	if (keep && !err && rename(out->tmp, out->path))
-		err = errno;
-	if (err)
-		ow_err("%s: %s", out->path, strerror(err));
-	if (err || !keep)
-		unlink(out->tmp);
-	free(out->tmp);
+	out->broken_pipe = err == EPIPE;
+	if (err && !out->broken_pipe)
+		ow_err("writing standard output: %s", strerror(err));
 	return err ? -1 : 0;
 }
 

@@ -13,12 +13,12 @@
 
 struct output {
 	FILE *f;
-	char *tmp;		/* temporary file when -o */
+	struct fg_outfile file;	/* -o FILE */
 	const char *path;	/* -o FILE, NULL: standard output */
 	bool broken_pipe;	/* the reader went away (quiet failure) */
 };
 
-/* Open standard output, or a temporary file next to path; 0 or -1. */
+/* Open standard output, or path as fg_outfile_open does; 0 or -1. */
 int output_open(struct output *out, const char *path);
 /* Close without output: nothing is left behind. */
 void output_discard(struct output *out);

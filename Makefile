@@ -19,7 +19,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
-LDLIBS   := -lbpf -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0)
+LDLIBS   := -lbpf -ldw -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0)
 
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -78,7 +78,7 @@ $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 # Build dependencies (Debian package names); installed when missing.
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
-	libclang-rt-14-dev
+	libclang-rt-14-dev libdw-dev
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -90,7 +90,18 @@ check: deps
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 .PHONY: test-bin
-test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck
+test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind
+
+# The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
+# compares it with readelf) and its unit tests.
+UW_SRC := src/symbols/unwind.c src/common/util.c
+UW_DEP := $(UW_SRC) src/symbols/unwind.h src/common/util.h bpf/offwake.h
+$(OUT)/tests_src/uwdump: tests/tools/uwdump.c $(UW_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -Ibpf $(LDFLAGS) $< $(UW_SRC) -o $@ -ldw -lelf
+$(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c $(UW_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -Ibpf $(LDFLAGS) $< $(UW_SRC) -o $@ -ldw -lelf -ldl
 
 # libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
 $(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,24 +29,37 @@ void ow_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int ow_open_file(const char *path)
+/* Open path for reading if it is a regular file (owned by root, by us or
+ * by owner when check_owner), without blocking on a FIFO on the way. */
+static int open_regular(const char *path, int flags, bool check_owner, uid_t owner)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
 	struct stat st;
-	int flags;
+	int fl;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (check_owner && st.st_uid && st.st_uid != geteuid() && st.st_uid != owner)) {
 		close(fd);
-		errno = EINVAL;
+		errno = S_ISREG(st.st_mode) ? EPERM : EINVAL;
 		return -1;
 	}
 	/* back to blocking reads (O_NONBLOCK may matter to FUSE, NFS) */
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+int ow_open_file(const char *path)
+{
+	return open_regular(path, 0, false, 0);
+}
+
+int ow_open_owned(const char *path, uid_t owner)
+{
+	return open_regular(path, O_NOFOLLOW, true, owner);
 }
 
 int ow_grow(void *arr, size_t *cap, size_t n, size_t sz)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define OW_PROG "offwake-svg"
 
@@ -31,6 +32,12 @@ void ow_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns the descriptor (close-on-exec) or -1.
  */
 int ow_open_file(const char *path);
+/*
+ * The same for a file another user could have planted (/tmp/perf-PID.map):
+ * not through a symbolic link at its end, and only when owned by root, by
+ * us or by owner (what perf checks); else -1 (errno EPERM).
+ */
+int ow_open_owned(const char *path, uid_t owner);
 
 /* Grow *arr (element size sz) so that index n fits; 0 or -1 (ENOMEM). */
 int ow_grow(void *arr, size_t *cap, size_t n, size_t sz);

@@ -3,8 +3,11 @@
  * perfmap.c - JIT symbols: the "START SIZE NAME" lines (hex) that runtimes
  * such as the JVM, V8 or LuaJIT write to /tmp/perf-PID.map.  The file is
  * read once per process, through /proc/PID/root first so processes in
- * containers are found, then from our own /tmp; only a regular file
- * (ow_open_file()), so a FIFO planted there cannot block us.  Processes
+ * containers are found, then from our own /tmp; only a regular file, so a
+ * FIFO planted there cannot block us, and, as perf checks, one owned by
+ * root, by us or by the process's (effective) user, not reached through
+ * a symbolic link (ow_open_owned()): a map planted by another user would
+ * put names of its choosing into the graph.  Processes
  * without one are not remembered (a fork storm would make a long list):
  * the caller caches the names it got.
  */
@@ -57,18 +60,40 @@ static int cmp_jsym(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The effective uid of a live process, (uid_t)-1 when it is gone. */
+static uid_t process_uid(uint32_t tgid)
+{
+	unsigned int r, e;
+	char path[64], line[256];
+	uid_t uid = (uid_t)-1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return uid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u %u", &r, &e) == 2) {
+			uid = e;
+			break;
+		}
+	fclose(f);
+	return uid;
+}
+
 static FILE *open_map(uint32_t tgid)
 {
+	uid_t uid = process_uid(tgid);
 	char path[96];
 	FILE *f;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32
 		 ".map", tgid, tgid);
-	fd = ow_open_file(path);
+	fd = ow_open_owned(path, uid);
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", tgid);
-		fd = ow_open_file(path);
+		fd = ow_open_owned(path, uid);
 	}
 	if (fd < 0)
 		return NULL;

@@ -27,10 +27,10 @@ SHARES=$(cd "$(dirname "$0")/bench" && pwd)/stack_shares.py
 SECS=${T_UNWIND_SECONDS:-3}
 
 if "$OFFWAKE" --help 2>/dev/null | grep -q -- --unwind; then
-	CFI=(--unwind=cfi); FP=(--unwind=fp); HAVE=1
+	FP=(--unwind=fp); HAVE=1
 elif [ -n "${T_UNWIND_FORCE:-}" ]; then
 	echo "t_unwind: $OFFWAKE has no --unwind: T_UNWIND_FORCE set, asserting on its default (frame-pointer) stacks"
-	CFI=(); FP=(); HAVE=0
+	FP=(); HAVE=0
 else
 	skip unwind "$OFFWAKE has no --unwind option yet (CFI unwinding, issue 22)"
 	exit 0
@@ -60,12 +60,17 @@ if ! command -v python3 >/dev/null; then
 fi
 
 # The workloads, without frame pointers (and no sibling calls, so that
-# every function of a chain keeps its frame).
+# every function of a chain keeps its frame); chain again with frame
+# pointers, and with frame pointers but no unwind tables.
 CF=(-O2 -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
 if ! { cc "${CF[@]}" -o "$TMPD/chain" "$WL/chain.c" "$WL/chainlib.c" &&
        cc "${CF[@]}" -shared -fPIC -o "$TMPD/libowchain.so" "$WL/chainlib.c" &&
        cc "${CF[@]}" -o "$TMPD/chainsplit" "$WL/chain.c" -L"$TMPD" -lowchain -Wl,-rpath,"$TMPD" &&
-       cc "${CF[@]}" -o "$TMPD/sigchain" "$WL/sigchain.c"; } 2> "$TMPD/cc.err"; then
+       cc "${CF[@]}" -o "$TMPD/sigchain" "$WL/sigchain.c" &&
+       cc -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread -o "$TMPD/chainwithfp" \
+		"$WL/chain.c" "$WL/chainlib.c" &&
+       cc -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -pthread -o "$TMPD/chainmixed" "$WL/chain.c" "$WL/chainlib.c"; } 2> "$TMPD/cc.err"; then
 	skip unwind "cannot compile the workloads: $(head -c 300 "$TMPD/cc.err")"
 	exit 0
 fi
@@ -89,6 +94,25 @@ if command -v objdump >/dev/null; then
 		pass unwind_split_workload_uses_library
 	else
 		fail unwind_split_workload_uses_library "chainsplit does not take f4..f6 from libowchain.so"
+	fi
+	# chainwithfp sets up frame pointers; chainmixed too, and no FDE of its
+	# .eh_frame covers f1..f6
+	f1=$(nm "$TMPD/chainmixed" | awk '$3 == "f1" { print $1 }')
+	covered=${f1:-none}
+	while read -r lo hi; do
+		[ -n "$f1" ] && [ $((16#$f1)) -ge $((16#$lo)) ] && [ $((16#$f1)) -lt $((16#$hi)) ] && covered=yes
+	done < <(readelf -wf "$TMPD/chainmixed" | sed -n 's/.* FDE .*pc=\([0-9a-f]*\)\.\.\([0-9a-f]*\).*/\1 \2/p')
+	# has_fp BIN: f1 of BIN sets up rbp as its frame pointer
+	has_fp() {
+		objdump -d --no-show-raw-insn "$1" |
+			awk '/^[0-9a-f]+ <f1>:$/ { in1 = 1; next } /^$/ { in1 = 0 }
+				in1 && /mov +%rsp,%rbp$/ { found = 1 } END { exit !found }'
+	}
+	if has_fp "$TMPD/chainwithfp" && has_fp "$TMPD/chainmixed" &&
+	   [ "$covered" = "$f1" ]; then
+		pass unwind_fp_workloads_built_as_meant
+	else
+		fail unwind_fp_workloads_built_as_meant "chainwithfp/chainmixed: no frame pointer, or an FDE covering f1 in chainmixed"
 	fi
 else
 	skip unwind_workloads_without_frame_pointers "objdump not installed"
@@ -167,22 +191,30 @@ start() {
 stop() { kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null; WPID=; }
 
 # case_ NAME BCOMM WCOMM BLOCKED_RE WAKER_RE RATIO_LO RATIO_HI BIN MODE:
-# run the workload, capture it with CFI and with frame pointers (at the
-# same time), assert.
+# run the workload, capture it with --unwind=$POS (default cfi) and with
+# frame pointers (at the same time), assert.  With HONEST_B and HONEST_W
+# set (EREs), also capture it with --unwind=cfi and assert that its stacks
+# match them (end honestly where no table covers a pc).
 case_() {
 	local n=$1 bc=$2 wc=$3 bre=$4 wre=$5 lo=$6 hi=$7 r tot gb gw g bad c ref lost pids kids
-	case " ${T_UNWIND_CASES:-chain split sigpause sigspin} " in *" $n "*) ;; *) return ;; esac
+	local pos=${POS:-cfi} pf posopt=() cp hp=
+	case " ${T_UNWIND_CASES:-chain split sigpause sigspin withfp mixed} " in *" $n "*) ;; *) return ;; esac
+	pf=$TMPD/$n.$pos
+	[ $HAVE = 1 ] && posopt=(--unwind="$pos")
 	start "$n" "$8" 600 "$9"
 	# (and its forked writer)
 	pids=$WPID
 	kids=$(pgrep -P "$WPID" | tr '\n' ',')
 	[ -n "$kids" ] && pids=$pids,${kids%,}
-	cap "$n.cfi" ${CFI[@]+"${CFI[@]}"} -p "$pids" "$SECS" &
-	local cp=$!
+	cap "$n.$pos" ${posopt[@]+"${posopt[@]}"} -p "$pids" "$SECS" & cp=$!
+	if [ -n "${HONEST_B:-}" ] && [ $HAVE = 1 ]; then
+		cap "$n.cfi" --unwind=cfi -p "$pids" "$SECS" & hp=$!
+	fi
 	cap "$n.fp" ${FP[@]+"${FP[@]}"} -p "$pids" "$SECS"
 	wait $cp || { stop; return; }
-	if [ ! -s "$TMPD/$n.cfi" ] || [ ! -s "$TMPD/$n.fp" ]; then
-		fail "unwind_${n}_capture" "nothing captured: $(cat "$TMPD/$n.cfi.err" "$TMPD/$n.fp.err" | head -c 300)"
+	[ -n "$hp" ] && wait $hp
+	if [ ! -s "$pf" ] || [ ! -s "$TMPD/$n.fp" ]; then
+		fail "unwind_${n}_capture" "nothing captured: $(cat "$pf.err" "$TMPD/$n.fp.err" | head -c 300)"
 		stop
 		return
 	fi
@@ -192,7 +224,7 @@ case_() {
 	stop
 	[ -n "${T_UNWIND_KEEP:-}" ] && cp "$TMPD/$n".* "$T_UNWIND_KEEP/"
 
-	r=$(chk "$TMPD/$n.cfi" "$bc" "$wc" "$bre" "$wre")
+	r=$(chk "$pf" "$bc" "$wc" "$bre" "$wre")
 	read -r tot gb gw g <<<"$(head -1 <<<"$r")"
 	bad=$(tail -n +2 <<<"$r")
 	# Blocked time: the writer sleeps nearly all the time, so its blocked
@@ -200,11 +232,11 @@ case_() {
 	# starts before the capture's clock does, seconds before on a loaded
 	# VM); the reader's time in read() must be the right share of it
 	# (RATIO_LO..RATIO_HI percent), and nothing may be lost.
-	ref=$(awk -v w="$wc" '{ split($0, a, ";") } a[1] == w { s += $NF } END { print s + 0 }' "$TMPD/$n.cfi")
-	lost=$(grep -E 'warning: .*(stacks (not taken|lost|never)|dropped|events lost)' "$TMPD/$n.cfi.err" | head -c 300)
+	ref=$(awk -v w="$wc" '{ split($0, a, ";") } a[1] == w { s += $NF } END { print s + 0 }' "$pf")
+	lost=$(grep -E 'warning: .*(stacks (not taken|lost|never)|dropped|events lost)' "$pf.err" | head -c 300)
 	if [ "$ref" -ge $((SECS * 800000)) ] && [ $((tot * 100)) -ge $((ref * lo)) ] &&
 	   [ $((tot * 100)) -le $((ref * hi)) ] && [ -z "$lost" ]; then
-		pass "unwind_${n}_blocked_time ($tot us in read(), $(pct "$tot" "$ref")% of the writer's $ref us)"
+		pass "unwind_${n}_blocked_time ($tot us in read(), $(pct "$tot" "$ref")% of the writer's $ref us; --unwind=$pos)"
 	else
 		fail "unwind_${n}_blocked_time" "$bc blocked $tot us in read() woken by $wc: $(pct "$tot" "$ref")% of $wc's $ref us blocked (want $lo-$hi%, and $wc's at least $SECS s); loss warnings: ${lost:-none}"
 	fi
@@ -219,11 +251,11 @@ case_() {
 		fail "unwind_${n}_waker_stack" "$(pct "$gw" "$tot")% of $tot us with the whole waker chain (want 90%); heaviest other: $bad"
 	fi
 	# every block of the process (preemptions, the writer thread's sleeps...)
-	c=$(complete "$TMPD/$n.cfi")
+	c=$(complete "$pf")
 	if [ "${c:-0}" -ge 90 ]; then
 		pass "unwind_${n}_entry ($c% of the blocked time reaches its thread's entry)"
 	else
-		fail "unwind_${n}_entry" "${c:-0}% of the blocked time reaches its thread's entry (want 90%): $(python3 "$SHARES" --header --by-comm 3 "$TMPD/$n.cfi" | tr -s ' ' | tr '\n' '|')"
+		fail "unwind_${n}_entry" "${c:-0}% of the blocked time reaches its thread's entry (want 90%): $(python3 "$SHARES" --header --by-comm 3 "$pf" | tr -s ' ' | tr '\n' '|')"
 	fi
 
 	# The same assertions on frame-pointer stacks must fail.
@@ -237,7 +269,17 @@ case_() {
 		fail "unwind_${n}_fp_incomplete" "frame-pointer stacks pass the CFI assertions ($(pct "$gb" "$tot")% of $tot us): the test cannot fail"
 	fi
 
-	if [ -f "$TMPD/$n.auto" ]; then
+	if [ -n "$hp" ]; then
+		# shellcheck disable=SC2153
+		r=$(chk "$TMPD/$n.cfi" "$bc" "$wc" "$HONEST_B" "$HONEST_W")
+		read -r tot gb gw g <<<"$(head -1 <<<"$r")"
+		if [ "$tot" -gt 0 ] && [ "$(pct "$g" "$tot")" -ge 90 ]; then
+			pass "unwind_${n}_cfi_ends_honestly ($(pct "$g" "$tot")% of $tot us)"
+		else
+			fail "unwind_${n}_cfi_ends_honestly" "--unwind=cfi: $(pct "$g" "$tot")% of $tot us with stacks that are the chains' ends (want 90%); heaviest other: $(tail -n +2 <<<"$r")"
+		fi
+	fi
+	if [ "$pos" != auto ] && [ -f "$TMPD/$n.auto" ]; then
 		r=$(chk "$TMPD/$n.auto" "$bc" "$wc" "$bre" "$wre")
 		read -r tot gb gw g <<<"$(head -1 <<<"$r")"
 		if [ "$tot" -gt 0 ] && [ "$(pct "$g" "$tot")" -ge 90 ]; then
@@ -262,3 +304,19 @@ case_ sigpause ow_sig ow_sigw "${MAINROOT}${FCHAIN}${PA}(${PA})?${HCHAIN}" "${TH
 # 4. ... that interrupted a busy loop at any instruction of f6
 case_ sigspin ow_sig ow_sigw "${MAINROOT}${FCHAIN}${HCHAIN}" "${THREADROOT}${WCHAIN}" \
 	30 95 "$TMPD/sigchain" spin
+# 5. built with frame pointers: the frame-pointer walk loses f6 (the
+# caller of read(), which has no frame of its own), CFI must not
+case_ withfp ow_chain ow_chainw "${MAINROOT}${FCHAIN}${RD}(${RD})?\$" "${THREADROOT}${WCHAIN}" \
+	70 130 "$TMPD/chainwithfp" thread
+# 6. no unwind tables for the program's own code, frame pointers instead
+# (as JIT code): --unwind=auto must walk libc by its tables, the program
+# by its frame pointers, and libc's start again by its tables; --unwind=cfi
+# must end where the tables do, with no garbage frame: the stacks are the
+# chains' last frames (a suffix of them).
+# suffix RE FRAME...: RE, then each FRAME, all optional from the root
+suffix() { local re=$1 f; shift; for f; do re="($re)?$f;"; done; echo "$re"; }
+MAINENTRY='(_start|__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main);((__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main|\[unknown\]);)*'
+HONEST_B="^($(suffix "($MAINENTRY)?main;" f1 f2 f3 f4 f5 f6))?${RD}(${RD})?\$" \
+HONEST_W="^($(suffix "((clone3|clone|__clone3|__clone|__GI___clone3|__GI___clone|__clone_internal);)?start_thread;" writer w1 w2 w3 w4 w5 w6))?${WR}(${WR})?\$" \
+POS=auto case_ mixed ow_chain ow_chainw "${MAINROOT}${FCHAIN}${RD}(${RD})?\$" "${THREADROOT}${WCHAIN}" \
+	70 130 "$TMPD/chainmixed" thread

@@ -62,7 +62,7 @@ int fg_options_check(const struct fg_options *o)
 		}
 		fg_attrtab_free(&t);
 	}
-	if (minwidth_value(o->minwidth, &mw, &pct)) {
+	if (minwidth_value(o->minwidth, &mw, &pct) || !isfinite(mw)) {
 		fprintf(stderr, "offwake-svg: value '%s' is invalid for --minwidth, expected a number of pixels or a percentage\n",
 			o->minwidth);
 		return FG_EXIT_USAGE;
@@ -72,8 +72,28 @@ int fg_options_check(const struct fg_options *o)
 			o->width, 2 * XPAD + 1);
 		return FG_EXIT_USAGE;
 	}
-	if (o->height < 1 || o->height > 100000 || !(o->fontsize > 0) || !(o->fontwidth > 0)) {
-		fprintf(stderr, "offwake-svg: --height, --fontsize and --fontwidth must be positive\n");
+	if (o->height < 1 || o->height > 100000) {
+		fprintf(stderr, "offwake-svg: --height %lld is out of range (1 to 100000 pixels)\n",
+			o->height);
+		return FG_EXIT_USAGE;
+	}
+	/* numbers that would put Inf or NaN into the drawing or the script */
+	if (!(o->fontsize > 0 && o->fontsize <= 100000)) {
+		fprintf(stderr, "offwake-svg: --fontsize %s is out of range (above 0, up to 100000 pixels)\n",
+			o->fontsize_text);
+		return FG_EXIT_USAGE;
+	}
+	if (!(o->fontwidth > 0 && o->fontwidth <= 1000)) {
+		fprintf(stderr, "offwake-svg: --fontwidth %s is out of range (above 0, up to 1000)\n",
+			o->fontwidth_text);
+		return FG_EXIT_USAGE;
+	}
+	if (o->factor && !isfinite(pnum_d(pnum_numify(o->factor)))) {
+		fprintf(stderr, "offwake-svg: --factor %s is not a finite number\n", o->factor);
+		return FG_EXIT_USAGE;
+	}
+	if (o->total && perl_true(o->total) && !isfinite(pnum_d(pnum_numify(o->total)))) {
+		fprintf(stderr, "offwake-svg: --total %s is not a finite number\n", o->total);
 		return FG_EXIT_USAGE;
 	}
 	if (o->encoding && !valid_encname(o->encoding)) {

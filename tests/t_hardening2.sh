@@ -9,7 +9,8 @@
 #   3  --cp's palette.map: never through a symlink, never blocking on a
 #      FIFO, replaced atomically, its name in every error;
 #   4  /tmp/perf-PID.map is used only when a regular file owned by root or
-#      by the process's user.
+#      by the process's user;
+#   12 non-finite or out-of-range numeric options: exit 255 naming them.
 # The unit-level parts live in tests/unit/unit_hardening2.c.
 . "$(dirname "$0")/lib.sh"
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -132,6 +133,28 @@ else
 fi
 chmod 755 ro
 cd "$TMPD" || exit 1
+
+# ---- 12: non-finite or out-of-range numbers are usage errors ---------
+printf 'main;a;b 3\nmain;c 2\n' > num.folded
+bad=
+for a in --fontsize=1e999 --fontsize=1e300 --fontsize=0 --fontwidth=1e999 --total=nan \
+	 --total=inf --total=-inf --total=1e999 --factor=1e999 --height=0 --width=1e3 \
+	 --minwidth=1$(printf '0%.0s' $(seq 400)); do
+	opt=${a%%=*}
+	"$OFFWAKE" render "$a" num.folded > num.svg 2> num.err; st=$?
+	if [ $st -ne 255 ] || [ -s num.svg ] || ! grep -q -- "$opt" num.err; then
+		bad="$bad $a (status $st, $(wc -c < num.svg) bytes out, stderr: $(head -c 120 num.err));"
+	fi
+done
+[ -z "$bad" ] && pass 12_numbers_refused || fail 12_numbers_refused "$bad"
+bad=
+for a in --total=1e300 --factor=1e300 --fontsize=100000 --fontwidth=1000 --total=0.5; do
+	"$OFFWAKE" render "$a" num.folded > num.svg 2> num.err; st=$?
+	if [ $st -ne 0 ] || grep -v '^var\|^\s' num.svg | grep -qi '"[^"]*\(nan\|inf\)'; then
+		bad="$bad $a (status $st, $(head -c 120 num.err));"
+	fi
+done
+[ -z "$bad" ] && pass 12_numbers_in_range_drawn || fail 12_numbers_in_range_drawn "$bad"
 
 # ---- capture: items 2 ---------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then

@@ -163,6 +163,49 @@ int pnum_fmt(struct pnum a, char *buf, size_t size)
 	return a.is_nv ? perl_fmt_nv(a.nv, buf, size) : fmt_i128(a.iv, buf, size);
 }
 
+int pnum_fmt_plain(struct pnum a, char *buf, size_t size)
+{
+	char g[64], digits[40];
+	int n = pnum_fmt(a, g, sizeof(g));
+	const char *e = strchr(g, 'e');
+
+	if (!e || !isfinite(a.nv))
+		return n < (int)size ? (int)snprintf(buf, size, "%s", g) : -1;
+	/* the same digits with the point moved: d.ddde+X -> ddd.d or 0.000ddd */
+	const char *p = g;
+	int neg = *p == '-', nd = 0, point = -1;
+	p += neg;
+	for (; p < e; p++) {
+		if (*p == '.')
+			point = nd;
+		else
+			digits[nd++] = *p;
+	}
+	if (point < 0)
+		point = nd;
+	point += atoi(e + 1);
+	size_t k = 0;
+	char out[400];
+	if (neg)
+		out[k++] = '-';
+	if (point <= 0) {
+		out[k++] = '0';
+		out[k++] = '.';
+		for (int i = point; i < 0; i++)
+			out[k++] = '0';
+		for (int i = 0; i < nd; i++)
+			out[k++] = digits[i];
+	} else {
+		for (int i = 0; i < point || i < nd; i++) {
+			if (i == point)
+				out[k++] = '.';
+			out[k++] = i < nd ? digits[i] : '0';
+		}
+	}
+	out[k] = 0;
+	return k < size ? (int)snprintf(buf, size, "%s", out) : -1;
+}
+
 struct pnum pnum_from_string_nv(double v)
 {
 	/* a number read from a string is an integer when it is integral and

@@ -91,6 +91,9 @@ int pnum_cmp(struct pnum a, struct pnum b);	/* <0, 0, >0 */
 size_t fg_u64_digits(char *p, uint64_t v);
 /* Perl's string form ("12", "12.5", "1e+20"); returns the length. */
 int pnum_fmt(struct pnum a, char *buf, size_t size);
+/* The same value as plain decimal digits, never an exponent ("1e-05" is
+ * "0.00001", "1.8e+19" "18000000000000000000"); -1 if size is too small. */
+int pnum_fmt_plain(struct pnum a, char *buf, size_t size);
 /* Perl's %.15g for a double. */
 int perl_fmt_nv(double v, char *buf, size_t size);
 /* The value of a count string matching \d+(\.\d*)? as Perl reads it. */

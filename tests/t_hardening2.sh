@@ -10,7 +10,8 @@
 #      FIFO, replaced atomically, its name in every error;
 #   4  /tmp/perf-PID.map is used only when a regular file owned by root or
 #      by the process's user;
-#   12 non-finite or out-of-range numeric options: exit 255 naming them.
+#   12 non-finite or out-of-range numeric options: exit 255 naming them;
+#   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back).
 # The unit-level parts live in tests/unit/unit_hardening2.c.
 . "$(dirname "$0")/lib.sh"
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -155,6 +156,24 @@ for a in --total=1e300 --factor=1e300 --fontsize=100000 --fontwidth=1000 --total
 	fi
 done
 [ -z "$bad" ] && pass 12_numbers_in_range_drawn || fail 12_numbers_in_range_drawn "$bad"
+
+# ---- 13: diff prints counts as plain decimals ---------------------------
+printf 'a;b 0.00001\na;c 18000000000000000000\na;c 1\n' > before.folded
+printf 'a;b 0.00002\na;c 10000000000000000000\na;c 10000000000000000000\n' > after.folded
+"$OFFWAKE" diff -f before.folded after.folded > diff.folded 2> diff.err; st=$?
+if [ $st -eq 0 ] && grep -qx 'a;b 0.00001 0.00002' diff.folded &&
+   grep -qx 'a;c 18000000000000000001 20000000000000000000' diff.folded; then
+	pass 13_diff_plain_decimals
+else
+	fail 13_diff_plain_decimals "status $st, got: $(head -c 200 diff.folded) $(head -c 200 diff.err)"
+fi
+# and the SVG draws them (the folded grammar has no exponents)
+"$OFFWAKE" diff before.folded after.folded > diff.svg 2> diff.err; st=$?
+if [ $st -eq 0 ] && ! grep -q 'Ignored' diff.err && grep -q '<title>c (20,000,000,000,000,000,000 ' diff.svg; then
+	pass 13_diff_svg_big_counts
+else
+	fail 13_diff_svg_big_counts "status $st, stderr: $(head -c 200 diff.err)"
+fi
 
 # ---- capture: items 2 ---------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then

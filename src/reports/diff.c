@@ -286,14 +286,15 @@ static void take_opts(int *argc, char **argv, struct diff_opts *d)
 
 static int emit(struct table *t, int folded, struct fg_stacks *out)
 {
-	char c1[64], c2[64];
+	char c1[400], c2[400];
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[t->order[i]];
 		size_t klen = t->k[t->order[i]].len;
 		const char *key = t->k[t->order[i]].text;
-		pnum_fmt(e->c[0], c1, sizeof(c1));
-		pnum_fmt(e->c[1], c2, sizeof(c2));
+		/* plain decimals: the folded grammar has no exponents */
+		pnum_fmt_plain(e->c[0], c1, sizeof(c1));
+		pnum_fmt_plain(e->c[1], c2, sizeof(c2));
 		t->len = 0;
 		if (put(t, key, klen) || put(t, " ", 1) || put(t, c1, strlen(c1)) ||
 		    put(t, " ", 1) || put(t, c2, strlen(c2)) || put(t, "\n", 1))

@@ -11,13 +11,18 @@
 # least 90% of the pipe-blocked time, which must itself be about right.
 # The same assertions must fail on a --unwind=fp capture of the same
 # process (so they can fail); --unwind=auto must give the CFI stacks; a bad
-# --unwind value is a usage error naming the option.
+# --unwind value is a usage error naming the option.  Two more builds of
+# chain.c: with frame pointers (their walk loses f6; CFI must not), and
+# with frame pointers but no unwind tables (--unwind=auto must mix tables
+# and frame pointers into the whole chain; --unwind=cfi must end where the
+# tables do, without garbage frames).
 #
 # Skips (SKIP line) without root, kernel BTF or a C compiler, and when the
 # binary has no --unwind option (before the walker lands).  T_UNWIND_FORCE=1
 # runs the assertions anyway on today's default capture (frame pointers),
 # to show them fail.  T_UNWIND_SECONDS (default 3) is each capture's length,
-# T_UNWIND_CASES (default "chain split sigpause sigspin") the cases run,
+# T_UNWIND_CASES (default "chain split sigpause sigspin withfp mixed") the
+# cases run,
 # T_UNWIND_KEEP=DIR keeps the captures (NAME.cfi, NAME.fp, NAME.auto).
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -300,10 +305,10 @@ case_ split ow_chain ow_chainw "${MAINROOT}${FCHAIN}${RD}(${RD})?\$" "${MAINROOT
 # 3. blocking in a signal handler that interrupted pause() (the handler's
 # read takes 10 ms of the writer's cycle of 15 ms and more)
 case_ sigpause ow_sig ow_sigw "${MAINROOT}${FCHAIN}${PA}(${PA})?${HCHAIN}" "${THREADROOT}${WCHAIN}" \
-	30 95 "$TMPD/sigchain" pause
+	20 95 "$TMPD/sigchain" pause
 # 4. ... that interrupted a busy loop at any instruction of f6
 case_ sigspin ow_sig ow_sigw "${MAINROOT}${FCHAIN}${HCHAIN}" "${THREADROOT}${WCHAIN}" \
-	30 95 "$TMPD/sigchain" spin
+	20 95 "$TMPD/sigchain" spin
 # 5. built with frame pointers: the frame-pointer walk loses f6 (the
 # caller of read(), which has no frame of its own), CFI must not
 case_ withfp ow_chain ow_chainw "${MAINROOT}${FCHAIN}${RD}(${RD})?\$" "${THREADROOT}${WCHAIN}" \

@@ -91,7 +91,7 @@ fi
 	"$RBENCH" -h 127.0.0.1 -p "$PORT" -n 200000 -c 20 -q > /dev/null 2>&1 || sleep 0.2
 done ) & LOOP=$!
 sleep 1
-note "redis-server $("$REDIS" --version | grep -o 'v=[^ ]*') ${UNWIND_BENCH_REDIS_ARGS:-} pid $RPID on 127.0.0.1:$PORT ($(find /proc/$RPID/task -mindepth 1 -maxdepth 1 | wc -l) threads), redis-benchmark -n 200000 -c 20 looping; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+note "redis-server $("$REDIS" --version | grep -o 'v=[^ ]*')${UNWIND_BENCH_REDIS_ARGS:+ $UNWIND_BENCH_REDIS_ARGS} pid $RPID on 127.0.0.1:$PORT ($(find /proc/$RPID/task -mindepth 1 -maxdepth 1 | wc -l) threads), redis-benchmark -n 200000 -c 20 looping; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ours MODE...: capture SECS s, folded with delimiters, into $B/ours.NAME.
 rows=()

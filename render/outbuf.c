@@ -197,7 +197,8 @@ void ob_perlnum(struct outbuf *o, double v)
 static const unsigned char special[4][256] = {
 	[OB_ESC_TEXT] = { XML_SPECIALS },
 	[OB_ESC_ATTR] = { XML_SPECIALS, ['"'] = 1 },
-	[OB_ESC_COMMENT] = { XML_SPECIALS, ['-'] = 1 },
+	/* inside a comment only "--" is not allowed: & < > stay as given */
+	[OB_ESC_COMMENT] = { [0 ... 0x1f] = 1, ['-'] = 1, [0xEF] = 1 },
 	[OB_ESC_CSS] = { XML_SPECIALS, ['{'] = 1, ['}'] = 1, [';'] = 1, ['\\'] = 1,
 			 ['"'] = 1, ['\''] = 1 },
 };

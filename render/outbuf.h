@@ -81,7 +81,7 @@ void ob_write_items(struct outbuf *o, size_t n, ob_item_fn fn, void *ctx);
 enum ob_escape {
 	OB_ESC_TEXT,	/* & < > */
 	OB_ESC_ATTR,	/* & < > " */
-	OB_ESC_COMMENT,	/* & < > and no "--" */
+	OB_ESC_COMMENT,	/* no "--" ("- -"); & < > as given, as flamegraph.pl */
 	OB_ESC_CSS,	/* & < > and CSS specials */
 };
 /*

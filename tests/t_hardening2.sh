@@ -11,7 +11,8 @@
 #   4  /tmp/perf-PID.map is used only when a regular file owned by root or
 #      by the process's user;
 #   12 non-finite or out-of-range numeric options: exit 255 naming them;
-#   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back).
+#   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back);
+#   15 --notes inside its XML comment as given (as flamegraph.pl), but "--".
 # The unit-level parts live in tests/unit/unit_hardening2.c.
 . "$(dirname "$0")/lib.sh"
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -174,6 +175,24 @@ if [ $st -eq 0 ] && ! grep -q 'Ignored' diff.err && grep -q '<title>c (20,000,00
 else
 	fail 13_diff_svg_big_counts "status $st, stderr: $(head -c 200 diff.err)"
 fi
+
+# ---- 15: --notes as given inside its comment, only "--" handled ------
+"$OFFWAKE" render --notes='a & b <c> "d"' num.folded > notes.svg 2> notes.err; st=$?
+if [ $st -eq 0 ] && grep -qxF '<!-- NOTES: a & b <c> "d" -->' notes.svg && svg_ok notes.svg; then
+	pass 15_notes_as_given
+else
+	fail 15_notes_as_given "status $st, got: $(grep NOTES notes.svg | head -c 200)"
+fi
+"$OFFWAKE" render --notes='a--b---c -->-' num.folded > notes.svg 2> notes.err; st=$?
+body=$(grep '^<!-- NOTES: ' notes.svg | sed 's/^<!-- NOTES: //; s/ -->$//')
+case $body in
+*--*) fail 15_notes_no_double_dash "status $st, comment body: $body" ;;
+*) if [ $st -eq 0 ] && svg_ok notes.svg && [ "$(echo "$body" | tr -d ' ')" = 'a--b---c-->-' ]; then
+	pass 15_notes_no_double_dash
+   else
+	fail 15_notes_no_double_dash "status $st, comment body: $body"
+   fi ;;
+esac
 
 # ---- capture: items 2 ---------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then

@@ -124,6 +124,8 @@ golden: offwake-svg
 bench: offwake-svg
 	bash tests/bench/bench.sh
 	bash tests/bench/capture_bench.sh
+	bash tests/bench/unwind_cost.sh
+	bash tests/bench/unwind_bench.sh
 
 # The README's first command: render the bundled tar | gzip capture.
 example: deps

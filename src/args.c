@@ -19,6 +19,7 @@
 	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \
 	"                   [-U | -K] [-d] [-f | --text] [--stack-storage-size N]\n" \
 	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
+	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
 	"                   [RENDER OPTIONS] [DURATION]\n" \
 	"       " OW_PROG " render [RENDER OPTIONS] [FILE...]\n"
 
@@ -53,6 +54,14 @@ static const char help_text[] =
 	"                        0 means running (preempted) tasks only\n"
 	"  -o, --output FILE     write the output to FILE (atomically)\n"
 	"  -q, --quiet           no live status line (shown on a terminal only)\n"
+	"  --unwind auto|fp|cfi  how user stacks are walked: cfi follows each\n"
+	"                        file's unwind tables (.eh_frame, .debug_frame),\n"
+	"                        which needs no frame pointers; fp follows frame\n"
+	"                        pointers (as offwaketime); auto (default): the\n"
+	"                        tables where a file has them, frame pointers\n"
+	"                        elsewhere (JIT code, files that cannot be read)\n"
+	"  --unwind-memory MB    kernel memory for unwind tables (default 32;\n"
+	"                        files whose tables do not fit use frame pointers)\n"
 	"\n"
 	"Every option of \"" OW_PROG " render\" (flamegraph.pl's options, listed\n"
 	"below) is applied to the SVG.  Capture defaults: --colors=chain\n"
@@ -155,7 +164,7 @@ struct opt {
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
-	O_QUIET,
+	O_QUIET, O_UNWIND, O_UNWIND_MB,
 };
 
 static const struct opt opts[] = {
@@ -176,6 +185,8 @@ static const struct opt opts[] = {
 	{ 0, "state", true, O_STATE },
 	{ 'o', "output", true, O_OUT },
 	{ 'q', "quiet", false, O_QUIET },
+	{ 0, "unwind", true, O_UNWIND },
+	{ 0, "unwind-memory", true, O_UNWIND_MB },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -281,6 +292,20 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 	case O_QUIET:
 		o->quiet = true;
 		break;
+	case O_UNWIND:
+		if (!strcmp(val, "auto"))
+			o->unwind = OW_UNWIND_AUTO;
+		else if (!strcmp(val, "fp"))
+			o->unwind = OW_UNWIND_FP;
+		else if (!strcmp(val, "cfi"))
+			o->unwind = OW_UNWIND_CFI;
+		else
+			return usage_error("argument %s: invalid choice: '%s' (choose from 'auto', 'fp', 'cfi')",
+					   name, val);
+		break;
+	case O_UNWIND_MB:
+		r = int_arg(name, val, 65536, true, &o->unwind_mb);
+		break;
 	}
 	return r;
 }
@@ -366,6 +391,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->stack_storage_size = 131072;
+	o->unwind_mb = 32;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;
 	fg_options_init(&o->fg);

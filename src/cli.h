@@ -29,6 +29,14 @@ enum ow_output {
 	OW_OUT_TEXT,		/* --text */
 };
 
+/* How user stacks are walked (--unwind). */
+enum ow_unwind {
+	OW_UNWIND_AUTO,		/* CFI tables where a file has them, else
+				 * frame pointers */
+	OW_UNWIND_FP,		/* frame pointers only */
+	OW_UNWIND_CFI,		/* CFI tables only */
+};
+
 struct capture_opts {
 	enum ow_threads threads;
 	uint32_t *ids;		/* -p / -t values */
@@ -45,6 +53,8 @@ struct capture_opts {
 	uint64_t duration;	/* seconds; 0: until SIGINT/SIGTERM */
 	const char *out_file;	/* -o FILE, NULL: stdout */
 	bool quiet;		/* -q: no status line */
+	enum ow_unwind unwind;	/* --unwind, default auto */
+	uint64_t unwind_mb;	/* --unwind-memory MB, default 32 */
 	struct fg_options fg;	/* render options for the SVG */
 	bool subtitle_set;	/* --subtitle given: no automatic one */
 };

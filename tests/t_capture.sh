@@ -59,7 +59,12 @@ has() { grep -qE "$2" "$TMPD/$1"; }
 
 # The main case: both workloads, 2 seconds.
 if cap main -p "$PP,$SL" 2; then pass capture_runs; else fail capture_runs "$(cat "$TMPD/main.err")"; fi
-pong='^ow_pong;.*pong_loop;read;;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_loop;main;.*ow_ping [0-9]+$'
+# Whole user stacks (--unwind=auto, the default: unwind tables): every
+# function, down to the threads' entries.  A frame-pointer walk (the raw_tp
+# set) loses the callers of libc's read and write (pong_wait, ping_send:
+# libc's wrappers set up no frame) and ends at __libc_start_call_main.
+pong='^ow_pong;__clone3;start_thread;pong_loop;pong_wait;read;;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_send;ping_loop;main;__libc_start_call_main;__libc_start_main;_start;ow_ping [0-9]+$'
+pong_fp='^ow_pong;.*pong_loop;read;;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_loop;main;.*ow_ping [0-9]+$'
 check capture_pipe_stacks has main "$pong"
 check capture_divider has main '^ow_pong;[^ ]*;--;'
 us=$(sum_us "$TMPD/main" '^ow_pong;.*anon_pipe_read')
@@ -77,7 +82,7 @@ else
 	fail capture_files_forgotten "$(head -c 300 "$TMPD/idle.err")"
 fi
 # The raw_tp set (kernels without tp_btf), forced: the same stacks and time.
-if OFFWAKE_RAW_TP=1 cap raw -p "$PP,$SL" 2 && has raw "$pong" &&
+if OFFWAKE_RAW_TP=1 cap raw -p "$PP,$SL" 2 && has raw "$pong_fp" &&
    within "$(sum_us "$TMPD/raw" '^ow_pong;.*anon_pipe_read')" 1000000 2300000; then
 	pass capture_raw_tp
 else
@@ -106,7 +111,7 @@ if has kernel ';kthread;' && ! has kernel '^ow_'; then pass capture_filter_kerne
 
 # Stack selection and delimiter.
 cap ustk -U -p "$PP" 1
-if has ustk '^ow_pong;.*pong_loop;read;;--;;__write;ping_loop' && ! has ustk 'pipe_read'; then
+if has ustk '^ow_pong;.*pong_loop;pong_wait;read;;--;;__write;ping_send;ping_loop' && ! has ustk 'pipe_read'; then
 	pass capture_user_stacks_only
 else
 	fail capture_user_stacks_only "kernel frames with -U"
@@ -142,9 +147,15 @@ else
 fi
 
 # A process that exits during the capture keeps its names.
-( sleep 0.5; "$TMPD/shortlived" "$TMPD/short.out" ) &
-cap exited -u 2
-wait $!
+# (started once the capture is tracing: the programs' load and
+# verification take a while, longer on a busy machine)
+"$OFFWAKE" -f -u 2 > "$TMPD/exited" 2> "$TMPD/exited.err" & CP=$!
+for _ in $(seq 200); do	# attached once its BPF links exist
+	grep -qs '^link_id:' /proc/$CP/fdinfo/* 2> /dev/null && break
+	sleep 0.02
+done
+"$TMPD/shortlived" "$TMPD/short.out"
+wait $CP
 if has exited '^ow_short;.*short_main;' && ! has exited '^ow_short;\[unknown\];\[unknown\];'; then
 	pass capture_exited_process
 else

@@ -79,13 +79,15 @@ for f in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 	fi
 done
 
-# Build time: libc in tens of milliseconds at most (it takes ~5 ms here).
+# libc's whole table: its size is what the capture loads (build times
+# are for make bench, not for a test on a shared VM)
 if [ -f /lib/x86_64-linux-gnu/libc.so.6 ]; then
 	line=$("$UWDUMP" -s /lib/x86_64-linux-gnu/libc.so.6)
-	ms=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) ms,.*/\1/p')
-	if [ -n "$ms" ] && awk -v m="$ms" 'BEGIN { exit !(m < 100) }'; then
-		pass "unwind tables: libc builds in under 100 ms ($line)"
+	rows=$(echo "$line" | sed -n 's/.*: \([0-9]*\) rows,.*/\1/p')
+	if [ -n "$rows" ] && [ "$rows" -gt 1000 ] && [ "$rows" -lt 1000000 ]; then
+		pass "unwind tables: libc's table has a sane size ($line)"
 	else
-		fail "unwind tables: libc builds in under 100 ms" "$line"
+		fail "unwind tables: libc's table has a sane size" "$line"
 	fi
 fi
+

@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
@@ -130,6 +131,14 @@ static bool kernel_has_tp(const char *name)
 	return has;
 }
 
+/* Rows that fit --unwind-memory (struct ow_urow: 8 bytes). */
+static uint32_t rows_cap(const struct capture_opts *o)
+{
+	uint64_t n = (o->unwind_mb << 20) / sizeof(struct ow_urow);
+
+	return n > UINT32_MAX ? UINT32_MAX : n;
+}
+
 static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		      bool raw)
 {
@@ -152,6 +161,14 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 	s->rodata->state_mask = o->state;
 	s->rodata->want_kstack = !o->user_stacks_only;
 	s->rodata->want_ustack = !o->kernel_stacks_only;
+	/* the CFI walker needs task pointers (tp_btf) */
+	s->rodata->unwind_mode = raw || o->kernel_stacks_only ? 0 :
+				 o->unwind == OW_UNWIND_AUTO ? 1 :
+				 o->unwind == OW_UNWIND_CFI ? 2 : 0;
+	if (s->rodata->unwind_mode) {
+		bpf_map__set_max_entries(s->maps.rows, rows_cap(o));
+		bpf_map__set_map_flags(s->maps.rows, BPF_F_MMAPABLE);
+	}
 	bpf_map__set_max_entries(s->maps.seen, slots);
 	s->rodata->seen_mask = slots - 1;
 	bpf_map__set_max_entries(s->maps.threads, o->nids ? o->nids : 1);
@@ -212,14 +229,26 @@ static int handle_event(void *ctx, void *data, size_t len)
 	switch (e->type) {
 	case OW_EV_SEEN:
 		procmaps_learn(c->pm, e->tgid);
+		if (c->cfi)
+			cfi_queue(c->cfi, e->tgid);
 		break;
 	case OW_EV_EXEC:	/* libraries come later: read again then */
 		procmaps_exec(c->pm, e->tgid);
 		procmaps_learn(c->pm, e->tgid);
 		procmaps_stale(c->pm, e->tgid);
+		if (c->cfi)
+			cfi_queue(c->cfi, e->tgid);
 		break;
 	case OW_EV_FORK:
 		procmaps_fork(c->pm, e->tgid, e->ptgid);
+		if (c->cfi)
+			cfi_fork(c->cfi, e->tgid, e->ptgid);
+		break;
+	case OW_EV_TABLES:	/* at most once a second per process */
+		if (c->cfi) {
+			procmaps_learn(c->pm, e->tgid);
+			cfi_queue(c->cfi, e->tgid);
+		}
 		break;
 	}
 	return 0;
@@ -400,6 +429,7 @@ static void show_status(struct capture *c, const struct capture_opts *o,
 {
 	char when[64], text[256];
 	uint64_t blocks = 0;
+	int n;
 
 	if (o->duration)
 		snprintf(when, sizeof(when), "%.1f / %llu s", elapsed,
@@ -407,11 +437,80 @@ static void show_status(struct capture *c, const struct capture_opts *o,
 	else
 		snprintf(when, sizeof(when), "%.1f s (Ctrl-C ends)", elapsed);
 	read_percpu(c->skel->maps.blocks, &blocks, 1);
-	snprintf(text, sizeof(text),
-		 "capturing %s, %llu blocks, %zu stacks, %zu keys, map %.0f%%",
-		 when, (unsigned long long)blocks, c->stacks.tab.used, c->agg.n,
-		 c->fill);
+	n = snprintf(text, sizeof(text),
+		     "capturing %s, %llu blocks, %zu stacks, %zu keys, map %.0f%%",
+		     when, (unsigned long long)blocks, c->stacks.tab.used,
+		     c->agg.n, c->fill);
+	if (c->cfi && n > 0 && (size_t)n < sizeof(text)) {
+		cfi_get_stats(c->cfi, &c->cfi_st);
+		snprintf(text + n, sizeof(text) - n, ", tables %.1f MB",
+			 c->cfi_st.rows * sizeof(struct ow_urow) / 1048576.0);
+	}
 	progress_status(pg, text);
+}
+
+/* ring_buffer__consume() between two table builds */
+static void keep_up(void *ctx)
+{
+	struct capture *c = ctx;
+
+	ring_buffer__consume(c->rb);
+}
+
+/* The tgid of thread tid, or 0. */
+static uint32_t tgid_of(uint32_t tid)
+{
+	char path[64], line[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %lu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The unwind tables' maps (--unwind=auto|cfi): the rows map is mapped
+ * into our memory; the processes named by -p/-t get their tables before
+ * tracing starts, every other one when first seen.
+ */
+static int cfi_start(struct capture *c, const struct capture_opts *o)
+{
+	struct bpf_map *rows = c->skel->maps.rows;
+
+	c->unwind = c->skel->rodata->unwind_mode == 0 ? OW_UNWIND_FP : o->unwind;
+	if (c->unwind == OW_UNWIND_FP)
+		return 0;
+	c->rows_len = (size_t)bpf_map__max_entries(rows) * sizeof(struct ow_urow);
+	c->rows = mmap(NULL, c->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(rows), 0);
+	if (c->rows == MAP_FAILED) {
+		c->rows = NULL;
+		ow_err("mapping the unwind table map: %s", strerror(errno));
+		return -1;
+	}
+	c->cfi = cfi_new(c->pm, bpf_map__fd(rows), c->rows,
+			 bpf_map__max_entries(rows),
+			 bpf_map__fd(c->skel->maps.umaps));
+	if (!c->cfi) {
+		ow_err("starting the unwinder: %s", strerror(ENOMEM));
+		return -1;
+	}
+	for (size_t i = 0; i < o->nids; i++) {
+		uint32_t tgid = o->threads == OW_THREADS_TGID ? o->ids[i] :
+				o->threads == OW_THREADS_TID ? tgid_of(o->ids[i]) : 0;
+
+		if (tgid)
+			cfi_queue(c->cfi, tgid);
+	}
+	cfi_work(c->cfi, NULL, NULL);
+	return 0;
 }
 
 static int load(struct capture *c, const struct capture_opts *o)
@@ -434,7 +533,7 @@ static int load(struct capture *c, const struct capture_opts *o)
 		       load_hint(err));
 		return -1;
 	}
-	if (fill_threads(c, o))
+	if (fill_threads(c, o) || cfi_start(c, o))
 		return -1;
 	err = offwake_bpf__attach(c->skel);
 	if (err) {
@@ -519,6 +618,8 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		if (ring_buffer__poll(c->rb, (int)(wait * 1000) + 1) < 0 &&
 		    errno != EINTR)
 			break;
+		if (c->cfi)
+			cfi_work(c->cfi, keep_up, c);
 		if (now_s() >= next_drain) {
 			int ms = drain_tick(c);
 
@@ -529,6 +630,8 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 			procmaps_sweep(c->pm, t, GRACE_S);
 			stacks_sweep(&c->stacks);
 			folder_sweep(&c->fo, file_idle);
+			if (c->cfi)
+				cfi_sweep(c->cfi, file_idle);
 			next_sweep = t + SWEEP_MS / 1000.0;
 		}
 	}
@@ -547,6 +650,9 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		err = drain_map(c, c->skel->maps.counts1) < 0;
 	retry_pending(c, true);
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
+	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
+	if (c->cfi)
+		cfi_get_stats(c->cfi, &c->cfi_st);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
 		name_hidden(c);
 	return err;
@@ -556,6 +662,9 @@ void capture_close(struct capture *c)
 {
 	c->stacks.forget = NULL;	/* the kernel side is gone */
 	ring_buffer__free(c->rb);
+	cfi_free(c->cfi);
+	if (c->rows)
+		munmap(c->rows, c->rows_len);
 	offwake_bpf__destroy(c->skel);
 	procmaps_free(c->pm);		/* first: it releases fold's caches */
 	folder_free(&c->fo);
@@ -600,4 +709,47 @@ void capture_report_losses(const struct capture *c)
 		fprintf(stderr, OW_PROG ": warning: %llu stacks never received, %llu malformed (please report)\n",
 			(unsigned long long)c->fo.missing,
 			(unsigned long long)c->stacks.bad);
+}
+
+void capture_report_unwind(const struct capture *c)
+{
+	static const char *const why[OW_UW_NR] = {
+		[OW_UW_STOP_NOTABLE] = "no table and no frame pointer",
+		[OW_UW_STOP_READ] = "stack not readable",
+		[OW_UW_STOP_RULE] = "a rule not followed",
+		[OW_UW_STOP_DEPTH] = "depth limit",
+		[OW_UW_STOP_BAD] = "the stack pointer did not move up",
+	};
+	const struct cfi_stats *st = &c->cfi_st;
+	uint64_t walks = c->uw[OW_UW_CFI] + c->uw[OW_UW_MIXED] + c->uw[OW_UW_FP];
+	char stops[512] = "";
+	size_t len = 0;
+
+	if (c->unwind == OW_UNWIND_FP || !walks)
+		return;
+	for (int i = OW_UW_STOP_NOTABLE; i < OW_UW_NR; i++)
+		if (c->uw[i] && len < sizeof(stops))
+			len += snprintf(stops + len, sizeof(stops) - len, "%s%llu %s",
+					len ? ", " : "", (unsigned long long)c->uw[i],
+					why[i]);
+	fprintf(stderr, OW_PROG ": user stacks: %llu by unwind tables, %llu by tables and frame pointers, %llu by frame pointers only; %llu walks reached the outermost frame%s%s%s\n",
+		(unsigned long long)c->uw[OW_UW_CFI],
+		(unsigned long long)c->uw[OW_UW_MIXED],
+		(unsigned long long)c->uw[OW_UW_FP],
+		(unsigned long long)c->uw[OW_UW_END],
+		len ? "; stopped early: " : "", stops, "");
+	fprintf(stderr, OW_PROG ": unwind tables: %zu files, %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms)\n",
+		st->tables, st->rows * sizeof(struct ow_urow) / 1048576.0,
+		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
+		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
+		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms);
+	if (st->no_cfi || st->unreadable)
+		fprintf(stderr, OW_PROG ": note: %zu files without unwind tables and %zu unreadable: their frames were walked by frame pointers\n",
+			st->no_cfi, st->unreadable);
+	if (st->no_room)
+		fprintf(stderr, OW_PROG ": warning: %zu tables did not fit --unwind-memory=%.0f: their frames were walked by frame pointers; raise it\n",
+			st->no_room, st->rows_cap * sizeof(struct ow_urow) / 1048576.0);
+	if (st->over_maps)
+		fprintf(stderr, OW_PROG ": warning: %zu mappings beyond %d in one process had no table\n",
+			st->over_maps, OW_UMAPS);
 }

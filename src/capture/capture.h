@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "agg.h"
+#include "cfi.h"
 #include "cli.h"
 #include "fold.h"
 #include "symbols/procmaps.h"
@@ -40,6 +41,13 @@ struct capture {
 	double seconds;			/* how long the capture ran */
 	double fill;			/* % of the last drained counts map */
 	int drains;			/* which counts map is active */
+	enum ow_unwind unwind;		/* as asked, or fp where CFI cannot
+					 * run (the raw_tp set) */
+	struct cfi *cfi;		/* unwind tables (NULL: fp) */
+	void *rows;			/* the rows map, mapped */
+	size_t rows_len;
+	uint64_t uw[OW_UW_NR];		/* how user stacks were walked */
+	struct cfi_stats cfi_st;
 };
 
 /*
@@ -52,5 +60,7 @@ void capture_close(struct capture *c);
 
 /* Print the loss counters and their fixes on stderr. */
 void capture_report_losses(const struct capture *c);
+/* Print how user stacks were walked (--unwind) on stderr. */
+void capture_report_unwind(const struct capture *c);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * run.c - the capture command: check the -p/-t ids and open the output
- * before tracing (a typo fails at once, not after a long capture),
+ * run.c - the capture command: check the -p/-t ids and the SVG's options
+ * and open the output before tracing (a typo fails at once, not after a
+ * long capture),
  * capture with a status line on a terminal, write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
@@ -81,6 +82,10 @@ int capture_main(struct capture_opts *o)
 	int r;
 
 	if (check_ids(o))
+		return OW_EXIT_USAGE;
+	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
+	 * a long capture whose data would be lost */
+	if (o->output == OW_OUT_SVG && fg_options_check(&o->fg))
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include "common/htab.h"
@@ -307,6 +308,38 @@ int procmaps_learn(struct procmaps *pm, uint32_t tgid)
 	p->sp->n = n;
 	p->sp->version = ++pm->versions;
 	return 0;
+}
+
+const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
+				    size_t *n, uint64_t *version)
+{
+	struct proc *p = htab_get(&pm->procs, tgid, 0);
+
+	if (!p || !p->sp || !p->sp->n) {
+		*n = 0;
+		return NULL;
+	}
+	*n = p->sp->n;
+	*version = p->sp->version;
+	return p->sp->maps;
+}
+
+int procmaps_open(uint32_t tgid, const struct pmap *m)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
+		 "-%" PRIx64, tgid, m->start, m->end);
+	fd = ow_open_file(path);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", tgid,
+			 m->path);
+		fd = ow_open_file(path);
+	}
+	if (fd < 0)
+		fd = ow_open_file(m->path);
+	return fd;
 }
 
 void procmaps_learn_once(struct procmaps *pm, uint32_t tgid)

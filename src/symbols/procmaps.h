@@ -34,6 +34,19 @@ void procmaps_exec(struct procmaps *pm, uint32_t tgid);
 /* A new process shares its parent's maps and lineage (until it execs). */
 void procmaps_fork(struct procmaps *pm, uint32_t child, uint32_t parent);
 
+/* The current executable mappings of tgid, sorted by start (*n of them,
+ * NULL when unknown); *version as procmaps_slot() gives it.  Valid until
+ * the next call that learns or forgets. */
+const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
+				    size_t *n, uint64_t *version);
+/*
+ * Open the file mapped at m in tgid, for reading: through
+ * /proc/TGID/map_files while the process lives (deleted files, memfd
+ * executables), then /proc/TGID/root/PATH (containers), then PATH (a
+ * process that exited).  Regular files only (ow_open_file()); -1 if none.
+ */
+int procmaps_open(uint32_t tgid, const struct pmap *m);
+
 /* The executable mapping of tgid containing addr (from before its last
  * exec when only those have it), or NULL. */
 const struct pmap *procmaps_find(struct procmaps *pm, uint32_t tgid,

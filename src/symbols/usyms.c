@@ -198,21 +198,26 @@ static Elf_Data *section(Elf *elf, const char *name)
 	return NULL;
 }
 
-static Elf *open_elf(const char *path, int *fd)
+/* The ELF open on fd (closed when it is not one), or NULL. */
+static Elf *elf_of(int fd)
 {
 	Elf *elf;
 
-	*fd = ow_open_file(path);
-	if (*fd < 0)
+	if (fd < 0)
 		return NULL;
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
-		close(*fd);
+		close(fd);
 		return NULL;
 	}
 	return elf;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	return elf_of(*fd = ow_open_file(path));
 }
 
 /* Symbols from a debug file at path; true when it had any. */
@@ -296,7 +301,6 @@ static int cmp_esym(const void *a, const void *b)
 static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 {
 	struct efile *e = calloc(1, sizeof(*e));
-	char path[PATH_MAX];
 	Elf *elf;
 	int fd;
 
@@ -305,18 +309,7 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 	e->dev = m->dev;
 	e->ino = m->ino;
 	e->path = strdup(m->path);
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
-		 "-%" PRIx64, tgid, m->start, m->end);
-	elf = open_elf(path, &fd);
-	if (!elf) {
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", tgid,
-			 m->path);
-		elf = open_elf(path, &fd);
-	}
-	if (!elf) {
-		snprintf(path, sizeof(path), "%s", m->path);
-		elf = open_elf(path, &fd);
-	}
+	elf = elf_of(fd = procmaps_open(tgid, m));
 	if (elf) {
 		e->fixed = is_fixed(elf);
 		read_segs(e, elf);

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * cfi.c - the unwind tables of the traced processes, in the BPF maps the
+ * kernel side's CFI walker reads (bpf/offwake.bpf.c, uw_step()).
+ *
+ * Files: each executable file a traced process maps gets its table once
+ * (symbols/unwind.c compiles its CFI), kept by device and inode and shared
+ * by every process mapping it.  Its rows go into one range of the rows
+ * map, an array mapped into our memory (written with memcpy, no syscall
+ * per row); ranges are given first fit and returned when a file has been
+ * unused for a while (no process's entry refers to it any more, so no
+ * walk in flight can still read them).  A table that does not fit the
+ * map (--unwind-memory) is not loaded: that file's frames are walked by
+ * frame pointers, and the summary says so.
+ *
+ * Processes: the umaps entry of a process (key: tgid) lists its
+ * executable mappings that have tables, sorted, with what turns an
+ * address into a row pc.  It is written when the process is first seen
+ * and after an exec (ring buffer events, queued: tables are built in the
+ * main loop, not in the event callback), copied from the parent at fork,
+ * and looked at again every few seconds for libraries loaded later
+ * (dlopen); it is deleted when the process is gone.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include "cfi.h"
+#include "offwake.h"
+#include "common/htab.h"
+#include "common/util.h"
+#include "symbols/unwind.h"
+
+#define RELEARN_PER_SWEEP	16	/* live processes whose maps are read
+					 * again at each sweep (dlopen) */
+
+struct seg {
+	uint64_t off, vaddr, filesz;
+};
+
+struct cfi_file {
+	uint64_t dev, ino;
+	struct seg *segs;	/* executable PT_LOAD segments */
+	size_t nsegs;
+	uint64_t base;		/* of the table's row pcs */
+	uint32_t first, nrows;	/* range in the rows map; nrows 0: none */
+	unsigned refs;		/* process entries using it */
+	unsigned idle;		/* sweeps with no reference */
+};
+
+struct cfi_proc {
+	uint32_t tgid;
+	uint64_t version;	/* of the maps loaded (0: none yet) */
+	struct cfi_file **files;	/* references held */
+	size_t nfiles;
+	double queued;		/* when queued, 0: not queued */
+};
+
+struct range {
+	uint32_t first, n;
+};
+
+struct cfi {
+	struct procmaps *pm;
+	int rows_fd, umaps_fd;
+	struct ow_urow *rows;
+	uint32_t cap;
+	struct range *free;	/* free ranges, sorted, coalesced */
+	size_t nfree, freecap;
+	struct htab files;	/* (dev, ino) -> struct cfi_file */
+	struct htab procs;	/* (tgid, 0) -> struct cfi_proc */
+	uint32_t *queue;
+	size_t nqueue, queuecap;
+	size_t relearn;		/* round-robin position in procs */
+	uint32_t gen;		/* of the last umaps entry written */
+	struct cfi_stats st;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
+		    int umaps_fd)
+{
+	struct cfi *c = calloc(1, sizeof(*c));
+
+	if (!c || ow_grow(&c->free, &c->freecap, 0, sizeof(*c->free))) {
+		free(c);
+		return NULL;
+	}
+	c->pm = pm;
+	c->rows_fd = rows_fd;
+	c->rows = rows;
+	c->cap = cap;
+	c->free[0] = (struct range){ 0, cap };
+	c->nfree = 1;
+	c->umaps_fd = umaps_fd;
+	c->st.rows_cap = cap;
+	return c;
+}
+
+/* ---- the rows map: first-fit ranges ---------------------------------- */
+
+static int rows_alloc(struct cfi *c, uint32_t n, uint32_t *first)
+{
+	for (size_t i = 0; i < c->nfree; i++) {
+		struct range *r = &c->free[i];
+
+		if (r->n < n)
+			continue;
+		*first = r->first;
+		r->first += n;
+		r->n -= n;
+		if (!r->n) {
+			memmove(r, r + 1, (c->nfree - i - 1) * sizeof(*r));
+			c->nfree--;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static void rows_release(struct cfi *c, uint32_t first, uint32_t n)
+{
+	size_t i = 0;
+
+	while (i < c->nfree && c->free[i].first < first)
+		i++;
+	if (i && c->free[i - 1].first + c->free[i - 1].n == first) {
+		c->free[i - 1].n += n;		/* joins the one before */
+		if (i < c->nfree && first + n == c->free[i].first) {
+			c->free[i - 1].n += c->free[i].n;
+			memmove(&c->free[i], &c->free[i + 1],
+				(c->nfree - i - 1) * sizeof(*c->free));
+			c->nfree--;
+		}
+		return;
+	}
+	if (i < c->nfree && first + n == c->free[i].first) {
+		c->free[i].first = first;	/* joins the one after */
+		c->free[i].n += n;
+		return;
+	}
+	if (ow_grow(&c->free, &c->freecap, c->nfree, sizeof(*c->free)))
+		return;		/* the range stays used: no harm but room */
+	memmove(&c->free[i + 1], &c->free[i], (c->nfree - i) * sizeof(*c->free));
+	c->free[i] = (struct range){ first, n };
+	c->nfree++;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static void read_segs(struct cfi_file *f, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t n = 0, cap = 0;
+	GElf_Phdr ph;
+
+	if (!elf)
+		return;
+	if (!elf_getphdrnum(elf, &n))
+		for (size_t i = 0; i < n; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X) &&
+			    !ow_grow(&f->segs, &cap, f->nsegs, sizeof(*f->segs)))
+				f->segs[f->nsegs++] = (struct seg){
+					ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	elf_end(elf);
+}
+
+/* Build and load the table of the file mapped at m in tgid. */
+static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
+		      const struct pmap *m)
+{
+	struct uw_table t = { 0 };
+	char err[256];
+	double t0 = now_ms(), ms;
+	int fd = procmaps_open(tgid, m);
+
+	if (fd < 0) {
+		c->st.unreadable++;
+		return;
+	}
+	read_segs(f, fd);
+	if (uw_table_build(fd, m->path, &t, err, sizeof(err))) {
+		if (errno == ENOENT)
+			c->st.no_cfi++;
+		else
+			c->st.unreadable++;
+		close(fd);
+		return;
+	}
+	close(fd);
+	ms = now_ms() - t0;
+	c->st.build_ms += ms;
+	if (ms > c->st.build_max_ms) {
+		const char *b = strrchr(m->path, '/');
+
+		c->st.build_max_ms = ms;
+		snprintf(c->st.slowest, sizeof(c->st.slowest), "%s",
+			 b ? b + 1 : m->path);
+	}
+	if (t.nrows > UINT32_MAX || rows_alloc(c, t.nrows, &f->first)) {
+		c->st.no_room++;
+		uw_table_free(&t);
+		return;
+	}
+	memcpy(c->rows + f->first, t.rows, t.nrows * sizeof(*t.rows));
+	f->nrows = t.nrows;
+	f->base = t.base;
+	c->st.tables++;
+	c->st.rows += t.nrows;
+	uw_table_free(&t);
+}
+
+static struct cfi_file *get_file(struct cfi *c, uint32_t tgid,
+				 const struct pmap *m)
+{
+	struct cfi_file *f = htab_get(&c->files, m->dev, m->ino);
+
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->dev = m->dev;
+	f->ino = m->ino;
+	if (htab_put(&c->files, m->dev, m->ino, f)) {
+		free(f);
+		return NULL;
+	}
+	load_file(c, f, tgid, m);
+	return f;
+}
+
+static void drop_file(struct cfi *c, struct cfi_file *f)
+{
+	if (f->nrows) {
+		rows_release(c, f->first, f->nrows);
+		c->st.tables--;
+		c->st.rows -= f->nrows;
+	}
+	htab_del(&c->files, f->dev, f->ino);
+	free(f->segs);
+	free(f);
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+static void put_files(struct cfi_proc *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		p->files[i]->refs--;
+	free(p->files);
+	p->files = NULL;
+	p->nfiles = 0;
+}
+
+static struct cfi_proc *get_proc(struct cfi *c, uint32_t tgid)
+{
+	struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	if (htab_put(&c->procs, tgid, 0, p)) {
+		free(p);
+		return NULL;
+	}
+	c->st.procs++;
+	return p;
+}
+
+static void drop_proc(struct cfi *c, struct cfi_proc *p)
+{
+	bpf_map_delete_elem(c->umaps_fd, &p->tgid);
+	put_files(p);
+	htab_del(&c->procs, p->tgid, 0);
+	c->st.procs--;
+	free(p);
+}
+
+/* Whether m is a file mapping with code a table can cover. */
+static bool file_backed(const struct pmap *m)
+{
+	return m->path[0] == '/' && m->ino;
+}
+
+static void free_copy(struct pmap *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+static struct pmap *copy_maps(const struct pmap *maps, size_t n)
+{
+	struct pmap *copy = calloc(n, sizeof(*copy));
+
+	for (size_t i = 0; copy && i < n; i++) {
+		copy[i] = maps[i];
+		if (!(copy[i].path = strdup(maps[i].path))) {
+			free_copy(copy, i);
+			return NULL;
+		}
+	}
+	return copy;
+}
+
+/* Write tgid's entry from its current maps. */
+static void update(struct cfi *c, struct cfi_proc *p,
+		   void (*between)(void *), void *ctx)
+{
+	static struct ow_umaps um;
+	const struct pmap *maps;
+	struct pmap *copy;
+	struct cfi_file **files = NULL;
+	size_t n, nfiles = 0, cap = 0;
+	uint64_t version = 0;
+
+	maps = procmaps_current(c->pm, p->tgid, &n, &version);
+	if (!maps) {
+		procmaps_learn(c->pm, p->tgid);
+		maps = procmaps_current(c->pm, p->tgid, &n, &version);
+	}
+	if (!maps || version == p->version)
+		return;
+	/* our own copy: between() may have procmaps learn these maps anew */
+	maps = copy = copy_maps(maps, n);
+	if (!copy)
+		return;
+	memset(&um, 0, sizeof(um));
+	for (size_t i = 0; i < n; i++) {
+		const struct pmap *m = &maps[i];
+		struct cfi_file *f;
+		bool built;
+
+		if (!file_backed(m))
+			continue;
+		built = !htab_get(&c->files, m->dev, m->ino);
+		f = get_file(c, p->tgid, m);
+		if (built && between)
+			between(ctx);
+		if (!f || ow_grow(&files, &cap, nfiles, sizeof(*files)))
+			continue;
+		files[nfiles++] = f;
+		f->refs++;
+		f->idle = 0;
+		if (!f->nrows)
+			continue;
+		for (size_t k = 0; k < f->nsegs; k++) {
+			const struct seg *s = &f->segs[k];
+
+			if (m->off < s->off || m->off >= s->off + s->filesz)
+				continue;
+			if (um.n == OW_UMAPS) {
+				c->st.over_maps++;
+				break;
+			}
+			um.m[um.n++] = (struct ow_umap){
+				.start = m->start, .end = m->end,
+				.adj = m->start - m->off + s->off - s->vaddr +
+				       f->base,
+				.first = f->first, .nrows = f->nrows,
+			};
+			break;
+		}
+	}
+	free_copy(copy, n);
+	put_files(p);
+	p->files = files;
+	p->nfiles = nfiles;
+	p->version = version;
+	um.gen = ++c->gen;	/* rows the walkers cached are stale */
+	if (um.n)
+		bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
+	else
+		bpf_map_delete_elem(c->umaps_fd, &p->tgid);
+}
+
+void cfi_queue(struct cfi *c, uint32_t tgid)
+{
+	struct cfi_proc *p = get_proc(c, tgid);
+
+	if (!p || p->queued)
+		return;
+	if (ow_grow(&c->queue, &c->queuecap, c->nqueue, sizeof(*c->queue)))
+		return;
+	c->queue[c->nqueue++] = tgid;
+	p->queued = now_ms();
+	p->version = 0;		/* read again, even if the same maps */
+}
+
+void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
+{
+	static struct ow_umaps um;
+	struct cfi_proc *pp = htab_get(&c->procs, parent, 0), *p;
+
+	if (!pp || !pp->version || !(p = get_proc(c, child)))
+		return;
+	if (bpf_map_lookup_elem(c->umaps_fd, &parent, &um) ||
+	    bpf_map_update_elem(c->umaps_fd, &child, &um, BPF_ANY))
+		return;
+	put_files(p);
+	p->files = malloc(pp->nfiles * sizeof(*p->files));
+	if (!p->files)
+		return;
+	for (size_t i = 0; i < pp->nfiles; i++) {
+		p->files[i] = pp->files[i];
+		p->files[i]->refs++;
+	}
+	p->nfiles = pp->nfiles;
+	p->version = pp->version;
+}
+
+size_t cfi_work(struct cfi *c, void (*between)(void *), void *ctx)
+{
+	size_t done = 0;
+
+	/* one at a time: update() may call between(), which may queue */
+	while (c->nqueue) {
+		uint32_t tgid = c->queue[--c->nqueue];
+		struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+		double lag;
+
+		if (!p)
+			continue;
+		update(c, p, between, ctx);
+		lag = now_ms() - p->queued;
+		p->queued = 0;
+		c->st.lag_sum_ms += lag;
+		c->st.lags++;
+		if (lag > c->st.lag_max_ms)
+			c->st.lag_max_ms = lag;
+		done++;
+	}
+	return done;
+}
+
+void cfi_sweep(struct cfi *c, unsigned idle)
+{
+	size_t seen = 0, i;
+
+	for (i = 0; i < c->procs.size; i++) {
+		struct cfi_proc *p = c->procs.tab[i].val;
+
+		if (!p || p->queued)
+			continue;
+		if (kill(p->tgid, 0) && errno == ESRCH) {
+			drop_proc(c, p);
+			i--;		/* htab_del moved a later entry here */
+			continue;
+		}
+	}
+	/* a few live ones again, round robin: libraries loaded later */
+	for (i = 0; i < c->procs.size && seen < RELEARN_PER_SWEEP; i++) {
+		size_t k = (c->relearn + i) % c->procs.size;
+		struct cfi_proc *p = c->procs.tab[k].val;
+
+		if (!p || p->queued)
+			continue;
+		seen++;
+		if (!procmaps_learn(c->pm, p->tgid))
+			update(c, p, NULL, NULL);
+	}
+	if (c->procs.size)
+		c->relearn = (c->relearn + i) % c->procs.size;
+	for (i = 0; i < c->files.size; i++) {
+		struct cfi_file *f = c->files.tab[i].val;
+
+		if (f && !f->refs && ++f->idle > idle) {
+			drop_file(c, f);
+			i--;
+		}
+	}
+}
+
+void cfi_get_stats(const struct cfi *c, struct cfi_stats *st)
+{
+	*st = c->st;
+}
+
+void cfi_free(struct cfi *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->procs.size; i++) {
+		struct cfi_proc *p = c->procs.tab[i].val;
+
+		if (p) {
+			free(p->files);
+			free(p);
+		}
+	}
+	for (size_t i = 0; i < c->files.size; i++) {
+		struct cfi_file *f = c->files.tab[i].val;
+
+		if (f) {
+			free(f->segs);
+			free(f);
+		}
+	}
+	htab_free(&c->procs);
+	htab_free(&c->files);
+	free(c->free);
+	free(c->queue);
+	free(c);
+}

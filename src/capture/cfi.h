@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cfi.h - the unwind tables of the traced processes, kept in the BPF maps
+ * the kernel side's CFI walker reads (--unwind=auto|cfi).
+ */
+#ifndef OW_CFI_H
+#define OW_CFI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "symbols/procmaps.h"
+
+struct cfi;
+
+struct cfi_stats {
+	size_t tables;		/* files with a table loaded */
+	size_t rows;		/* their rows */
+	size_t rows_cap;	/* room in the rows map */
+	size_t no_cfi;		/* files without CFI (frame pointers used) */
+	size_t unreadable;	/* files that could not be opened or read */
+	size_t no_room;		/* tables that did not fit --unwind-memory */
+	size_t over_maps;	/* mappings past OW_UMAPS in one process */
+	size_t procs;		/* processes with tables now */
+	double build_ms, build_max_ms;	/* building tables, total and most */
+	char slowest[64];	/* the file that took build_max_ms */
+	double lag_sum_ms, lag_max_ms;	/* from a process's event to its
+					 * tables being in the map */
+	size_t lags;
+};
+
+/* Tables kept in rows_fd (an mmapable array of cap struct ow_urow, mapped
+ * at rows) and umaps_fd (per-process mappings). */
+struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
+		    int umaps_fd);
+void cfi_free(struct cfi *c);
+
+/* Something happened to tgid's maps (first seen, exec): load its tables at
+ * the next cfi_work(). */
+void cfi_queue(struct cfi *c, uint32_t tgid);
+/* A new process: it has its parent's maps, and so its tables, now. */
+void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
+/*
+ * Load the tables of the queued processes (their maps are read first when
+ * never read); between two files, between(ctx) is called (to keep up with
+ * the ring buffer).  Returns how many processes were done.
+ */
+size_t cfi_work(struct cfi *c, void (*between)(void *), void *ctx);
+/* Once a second: forget exited processes and files unused for idle sweeps,
+ * and look again at the maps of a few live ones (dlopen). */
+void cfi_sweep(struct cfi *c, unsigned idle);
+
+void cfi_get_stats(const struct cfi *c, struct cfi_stats *st);
+
+#endif

@@ -340,3 +340,21 @@ else
 	kill "$J" 2>/dev/null
 	rm -f "$PMAP"
 fi
+
+# ---- 8: what would fail the output fails before tracing ----------------
+# (a capture of an hour: only a failure before tracing ends it in time)
+early_fail() {	# early_fail NAME STATUS ARGS...: fails at once, with STATUS, no FILE
+	local name=$1 want=$2 st; shift 2
+	rm -f early.svg
+	timeout 20 "$OFFWAKE" -q "$@" 3600 > /dev/null 2> early.err; st=$?
+	if [ $st -eq "$want" ] && [ ! -e early.svg ] && [ -z "$(ls early.svg.* nodir 2>/dev/null)" ] &&
+	   [ "$(wc -l < early.err)" -eq 1 ]; then
+		pass "$name"
+	else
+		fail "$name" "status $st (124: it traced), stderr: $(head -c 200 early.err)"
+	fi
+}
+early_fail 8_missing_dir_fails_first 1 -o nodir/early.svg
+early_fail 8_bad_width_fails_first 2 -o early.svg --width=5
+early_fail 8_missing_nameattr_fails_first 2 -o early.svg --nameattr=nodir/attrs
+early_fail 8_bad_fontsize_fails_first 2 -o early.svg --fontsize=1e999

@@ -12,7 +12,10 @@
 #      by the process's user;
 #   12 non-finite or out-of-range numeric options: exit 255 naming them;
 #   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back);
-#   15 --notes inside its XML comment as given (as flamegraph.pl), but "--".
+#   15 --notes inside its XML comment as given (as flamegraph.pl), but "--";
+#   8  a capture's bad -o directory or render option fails before tracing;
+#   9  SIGHUP ends a capture as SIGINT does; no signal (SIGKILL included)
+#      leaves a temporary file (unnamed where the file system allows).
 # The unit-level parts live in tests/unit/unit_hardening2.c.
 . "$(dirname "$0")/lib.sh"
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -358,3 +361,58 @@ early_fail 8_missing_dir_fails_first 1 -o nodir/early.svg
 early_fail 8_bad_width_fails_first 2 -o early.svg --width=5
 early_fail 8_missing_nameattr_fails_first 2 -o early.svg --nameattr=nodir/attrs
 early_fail 8_bad_fontsize_fails_first 2 -o early.svg --fontsize=1e999
+
+# ---- 9: SIGHUP writes what was captured; no signal leaves a file -------
+# started PID: until PID holds BPF programs (10 s), i.e. it is tracing
+started() {
+	for _ in $(seq 100); do
+		grep -qh '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# ended PID: until PID is gone, its status in ENDED_ST (20 s; then it is
+# killed and 1 returned)
+ended() {
+	for _ in $(seq 200); do
+		if ! kill -0 "$1" 2>/dev/null; then
+			wait "$1"; ENDED_ST=$?
+			return 0
+		fi
+		sleep 0.1
+	done
+	kill -KILL "$1"; wait "$1"
+	return 1
+}
+mkdir sig && cd sig || exit 1
+"$OFFWAKE" -q -o hup.svg 3600 2> hup.err & P=$!
+if started $P; then
+	sleep 1
+	kill -HUP $P
+	if ended $P; then st=$ENDED_ST; else st="none (still running after 20 s)"; fi
+	if [ "$st" = 0 ] && svg_ok hup.svg && [ "$(ls)" = "$(printf 'hup.err\nhup.svg')" ]; then
+		pass 9_sighup_writes_output
+	else
+		fail 9_sighup_writes_output "status $st, files: $(ls | tr '\n' ' '), stderr: $(head -c 200 hup.err)"
+	fi
+else
+	fail 9_sighup_writes_output "the capture did not start: $(head -c 200 hup.err)"
+fi
+rm -f ./*
+
+for sig in QUIT USR1 ALRM KILL; do
+	# the default action (a background job of a script ignores SIGQUIT)
+	env --default-signal=QUIT,USR1,ALRM "$OFFWAKE" -q -o out.svg 3600 2> /dev/null & P=$!
+	if started $P; then
+		kill -s $sig $P
+		ended $P || { fail "9_sig${sig}_leaves_nothing" "SIG$sig did not end it"; rm -f ./*; continue; }
+		left=$(ls)
+		[ -z "$left" ] && pass "9_sig${sig}_leaves_nothing" ||
+			fail "9_sig${sig}_leaves_nothing" "left behind: $left"
+	else
+		fail "9_sig${sig}_leaves_nothing" "the capture did not start"
+	fi
+	rm -f ./*
+done
+cd "$TMPD" || exit 1

@@ -27,6 +27,7 @@
  * (EPIPE, when SIGPIPE is ignored) ends the output quietly, as SIGPIPE.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,36 @@ static int write_all(struct capture *c, const struct capture_opts *o,
 	return write_lines(c, o, out);
 }
 
+/*
+ * Where the file system has no unnamed files (O_TMPFILE), the temporary
+ * file has a name: a signal that ends the process removes it first.
+ * (SIGKILL cannot be caught: only an unnamed file survives it cleanly.)
+ */
+static const char *named_tmp;
+static const int fatal_signals[] = { SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+				     SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE };
+
+static void on_fatal_signal(int sig)
+{
+	if (named_tmp)
+		unlink(named_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void remove_on_signals(const char *tmp)
+{
+	struct sigaction sa = { .sa_handler = on_fatal_signal }, old;
+
+	named_tmp = tmp;
+	if (!tmp)
+		return;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(*fatal_signals); i++)
+		if (!sigaction(fatal_signals[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(fatal_signals[i], &sa, NULL);
+}
+
 int output_open(struct output *out, const char *path)
 {
 	memset(out, 0, sizeof(*out));
@@ -306,6 +337,7 @@ int output_open(struct output *out, const char *path)
 		return -1;
 	}
 	out->f = out->file.f;
+	remove_on_signals(out->file.tmp);
 	return 0;
 }
 
@@ -315,6 +347,7 @@ static int output_close(struct output *out, bool keep)
 	int err = 0;
 
 	if (out->path) {
+		named_tmp = NULL;	/* freed by the close */
 		if (!fg_outfile_close(&out->file, keep))
 			return 0;
 		err = errno;

@@ -3,13 +3,16 @@
  * run.c - the capture command: check the -p/-t ids and the SVG's options
  * and open the output before tracing (a typo fails at once, not after a
  * long capture),
- * capture with a status line on a terminal, write the output, then report
+ * capture with a status line on a terminal (SIGHUP, SIGINT and SIGTERM
+ * end it, and the output is still written), write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "capture.h"
 #include "cli.h"
 #include "output.h"
@@ -35,6 +38,25 @@ static uint32_t tgid_of(uint32_t id)
 			break;
 	fclose(f);
 	return tgid;
+}
+
+/* SIGHUP (the terminal was closed) ends the capture as SIGINT does, so
+ * that what was captured is still written. */
+static void on_hangup(int sig)
+{
+	(void)sig;
+	kill(getpid(), SIGINT);
+}
+
+/* Unless SIGHUP is ignored (nohup), where it stays ignored. */
+static void end_on_hangup(void)
+{
+	struct sigaction sa = { .sa_handler = on_hangup }, old;
+
+	if (sigaction(SIGHUP, NULL, &old) || old.sa_handler == SIG_IGN)
+		return;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* Each -p id must be a process, each -t id a thread; else exit status 2. */
@@ -89,6 +111,7 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
+	end_on_hangup();
 	pg = progress_start(o->quiet);
 	if (capture_run(&c, o, pg)) {
 		progress_stop(pg);

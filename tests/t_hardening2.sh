@@ -10,6 +10,8 @@
 #      FIFO, replaced atomically, its name in every error;
 #   4  /tmp/perf-PID.map is used only when a regular file owned by root or
 #      by the process's user;
+#   5  tokens that differ only in bytes 16-23 cost no more than others (a
+#      ratio to a normal input of the same size, never an absolute time);
 #   12 non-finite or out-of-range numeric options: exit 255 naming them;
 #   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back);
 #   15 --notes inside its XML comment as given (as flamegraph.pl), but "--";
@@ -196,6 +198,39 @@ case $body in
 	fail 15_notes_no_double_dash "status $st, comment body: $body"
    fi ;;
 esac
+
+# ---- 5, 6, 7: adversarial inputs cost what normal ones of their size do -
+# best_time FILE ARGS...: the best wall time of 3 renders, in ms
+best_time() {
+	local f=$1 best= t0 t1 ms; shift
+	for _ in 1 2 3; do
+		t0=$(date +%s%N)
+		timeout 120 "$OFFWAKE" render "$@" "$f" > /dev/null 2>&1
+		t1=$(date +%s%N)
+		ms=$(( (t1 - t0) / 1000000 ))
+		[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+	done
+	echo "$best"
+}
+# ratio_ok NAME ADVERSARIAL NORMAL MAX [ARGS...]: adversarial <= MAX x normal
+# (plus 50 ms for the start-up both pay)
+ratio_ok() {
+	local name=$1 adv=$2 norm=$3 max=$4 ta tn; shift 4
+	ta=$(best_time "$adv" "$@"); tn=$(best_time "$norm" "$@")
+	if [ "$ta" -le $((max * tn + 50)) ]; then
+		pass "$name"
+	else
+		fail "$name" "adversarial input ${ta} ms, normal input of the same size ${tn} ms (more than ${max}x)"
+	fi
+}
+if [ $have_py = 1 ]; then
+	# 5: tokens of 17-24 bytes that differ only in bytes 16-23
+	python3 -c '
+for i in range(50000): print("root;AAAAAAAAAAAAAAAA%07d;leaf 1" % i)' > tok_adv.folded
+	python3 -c '
+for i in range(50000): print("root;%07dAAAAAAAAAAAAAAAA;leaf 1" % i)' > tok_norm.folded
+	ratio_ok 5_token_hash_every_byte tok_adv.folded tok_norm.folded 5
+fi
 
 # ---- capture: items 2 ---------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then

@@ -413,6 +413,17 @@ __noinline int uw_row(__u32 first, __u32 n, __u32 pc)
 	return lo ? (int)(first + lo - 1) : -1;
 }
 
+/* Ask user space for tgid's tables (see asked). */
+static __always_inline void ask_tables(__u32 tgid)
+{
+	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&asked, &tgid);
+
+	if (last && now - *last < 1000000000ULL)
+		return;
+	bpf_map_update_elem(&asked, &tgid, &now, BPF_ANY);
+	send_event(OW_EV_TABLES, tgid, 0);
+}
+
 /* One frame by rbp (no table here); 1: the walk stops. */
 static __always_inline int uw_step_fp(struct uw_walk *w)
 {
@@ -464,6 +475,8 @@ static int uw_step(__u32 i, void *ctx)
 			r = &ce->row;
 	}
 	k = !r && w->um ? uw_map(w->um, w->ip) : -1;
+	if (!r && w->um && k < 0)
+		ask_tables(w->tgid);	/* a library loaded since (dlopen)? */
 	if (k >= 0) {
 		barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask
 					 * is the bound the verifier sees */
@@ -544,17 +557,6 @@ static int uw_step(__u32 i, void *ctx)
 	w->sp = w->low = cfa;
 	w->exact = 0;
 	return 0;
-}
-
-/* Ask user space for tgid's tables (see asked). */
-static __always_inline void ask_tables(__u32 tgid)
-{
-	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&asked, &tgid);
-
-	if (last && now - *last < 1000000000ULL)
-		return;
-	bpf_map_update_elem(&asked, &tgid, &now, BPF_ANY);
-	send_event(OW_EV_TABLES, tgid, 0);
 }
 
 /* The current task's user stack by CFI (see uw_step), into ips; its size

@@ -184,8 +184,11 @@ mkdir "$TMPD/o"
 sleep 1
 early=$(ls "$TMPD/o")
 wait $OW; st=$?
-# (during the capture: only the temporary file, made before tracing began)
-if [ $st -eq 0 ] && [[ $early == g.svg.?????? ]] && [ "$(ls "$TMPD/o")" = g.svg ] &&
+# (during the capture: nothing, the file being written has no name yet
+# (O_TMPFILE, linked when complete), or on file systems without it only
+# the temporary file, made before tracing began)
+if [ $st -eq 0 ] && { [ -z "$early" ] || [[ $early == g.svg.?????? ]]; } &&
+   [ "$(ls "$TMPD/o")" = g.svg ] &&
    xmllint --noout "$TMPD/o/g.svg" 2>/dev/null; then
 	pass capture_output_atomic
 else

@@ -68,6 +68,7 @@
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
 #define FILE_IDLE	60		/* sweeps an unused ELF file is kept */
+#define CFI_BUDGET_MS	200		/* building unwind tables, per loop */
 /*
  * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
  * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
@@ -509,7 +510,7 @@ static int cfi_start(struct capture *c, const struct capture_opts *o)
 		if (tgid)
 			cfi_queue(c->cfi, tgid);
 	}
-	cfi_work(c->cfi, NULL, NULL);
+	cfi_work(c->cfi, 1e9, NULL, NULL);	/* all: tracing waits for them */
 	return 0;
 }
 
@@ -619,7 +620,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		    errno != EINTR)
 			break;
 		if (c->cfi)
-			cfi_work(c->cfi, keep_up, c);
+			cfi_work(c->cfi, CFI_BUDGET_MS, keep_up, c);
 		if (now_s() >= next_drain) {
 			int ms = drain_tick(c);
 

@@ -428,12 +428,14 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	p->version = pp->version;
 }
 
-size_t cfi_work(struct cfi *c, void (*between)(void *), void *ctx)
+size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
+		void *ctx)
 {
+	double until = now_ms() + budget_ms;
 	size_t done = 0;
 
 	/* one at a time: update() may call between(), which may queue */
-	while (c->nqueue) {
+	while (c->nqueue && now_ms() < until) {
 		uint32_t tgid = c->queue[--c->nqueue];
 		struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
 		double lag;

@@ -42,10 +42,13 @@ void cfi_queue(struct cfi *c, uint32_t tgid);
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
 /*
  * Load the tables of the queued processes (their maps are read first when
- * never read); between two files, between(ctx) is called (to keep up with
+ * never read) for about budget_ms at most (a file's table is not cut: the
+ * rest stays queued, so the caller's loop keeps draining and answering
+ * signals); between two files, between(ctx) is called (to keep up with
  * the ring buffer).  Returns how many processes were done.
  */
-size_t cfi_work(struct cfi *c, void (*between)(void *), void *ctx);
+size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
+		void *ctx);
 /* Once a second: forget exited processes and files unused for idle sweeps,
  * and look again at the maps of a few live ones (dlopen). */
 void cfi_sweep(struct cfi *c, unsigned idle);

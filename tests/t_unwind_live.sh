@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_unwind_live.sh - CFI unwinding of what appears while a capture runs:
+# a process started during a system-wide capture (its tables are built
+# when it is first seen; its stacks are whole from then on), a library
+# loaded with dlopen() during a -p capture (its table is added within a
+# few seconds), and --unwind-memory too small for the tables (a warning
+# naming the option, frame pointers for what did not fit, the capture
+# still written).  Workloads are built -O2 -fomit-frame-pointer: only
+# unwind tables walk them.  Needs root and BPF (SKIP otherwise).
+. "$(dirname "$0")/lib.sh"
+WL=$TOP/tests/workloads
+
+if [ "$(id -u)" != 0 ]; then
+	skip unwind_live "needs root (BPF)"
+	exit 0
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ] || [ "$(uname -m)" != x86_64 ]; then
+	skip unwind_live "needs kernel BTF on x86_64"
+	exit 0
+fi
+CF=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
+if ! { cc "${CF[@]}" -o "$TMPD/chain" "$WL/chain.c" "$WL/chainlib.c" &&
+       cc "${CF[@]}" -shared -fPIC -o "$TMPD/libowchain.so" "$WL/chainlib.c" &&
+       cc "${CF[@]}" -o "$TMPD/chaindl" "$WL/chaindl.c" -ldl; } 2> "$TMPD/cc.err"; then
+	fail unwind_live_build "$(head -c 300 "$TMPD/cc.err")"
+	exit 0
+fi
+
+# attached PID: wait until the capture's BPF links exist
+attached() {
+	for _ in $(seq 300); do
+		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+# share FILE WHOLE PART: percent of PART's time (lines matching the
+# regex PART) that also match WHOLE
+share() {
+	awk -v w="$2" -v p="$3" '$0 ~ p { t += $NF; if ($0 ~ w) k += $NF }
+		END { printf "%d\n", t ? 100 * k / t : -1 }' "$1"
+}
+whole_blocked='^ow_chain;_start;__libc_start_main[^;]*;__libc_start_call_main;main;f1;f2;f3;f4;f5;f6;(__GI___libc_read|__libc_read|read);;'
+
+# 1. A process that starts after the capture: no -p, so no table before
+# it is seen; its first blocks (before the table is built) are walked by
+# frame pointers, every later one by its tables.
+"$OFFWAKE" -f -u 6 > "$TMPD/new" 2> "$TMPD/new.err" & OW=$!
+if attached $OW; then
+	"$TMPD/chain" 5 thread > /dev/null
+	wait $OW; st=$?
+	pct=$(share "$TMPD/new" "$whole_blocked" '^ow_chain;.*anon_pipe_read')
+	# (tables come tens of ms after the start here, more under ASan
+	# on a busy machine: most of 5 s must be whole)
+	if [ $st -eq 0 ] && [ "$pct" -ge 60 ]; then
+		pass "unwind_live_new_process ($pct% of its blocked time whole)"
+	else
+		fail unwind_live_new_process "status $st, $pct% of ow_chain's read time with whole stacks"
+	fi
+	if grep -q 'tables in place [0-9]* ms after a process was seen' "$TMPD/new.err"; then
+		pass unwind_live_lag_reported
+	else
+		fail unwind_live_lag_reported "no table latency in: $(head -c 300 "$TMPD/new.err")"
+	fi
+else
+	kill $OW 2> /dev/null
+	fail unwind_live_new_process "the capture did not attach"
+fi
+
+# 2. dlopen during a -p capture: blocks through the library's f4..f6,
+# once its table is in, reach main.
+# (the library comes 2.5 s after the start: the capture is attached by then)
+"$TMPD/chaindl" 7 2.5 "$TMPD/libowchain.so" > "$TMPD/dl.out" & DL=$!
+for _ in $(seq 100); do [ -s "$TMPD/dl.out" ] && break; sleep 0.02; done
+"$OFFWAKE" -f -p $DL 6 > "$TMPD/dl" 2> "$TMPD/dl.err"; st=$?
+wait $DL
+whole_dl='^ow_chaindl;_start;__libc_start_main[^;]*;__libc_start_call_main;main;g1;g2;g3;f4;f5;f6;(__GI___libc_read|__libc_read|read);;'
+pct=$(share "$TMPD/dl" "$whole_dl" '^ow_chaindl;(.*;)?f6;.*anon_pipe_read')
+# the table is added within a few seconds: at least the last half whole
+if [ $st -eq 0 ] && [ "$pct" -ge 50 ]; then
+	pass "unwind_live_dlopen ($pct% of the time blocked in the library whole)"
+else
+	fail unwind_live_dlopen "status $st, $pct% whole: $(grep -m1 ';f6;' "$TMPD/dl" | head -c 300)"
+fi
+if grep -qE '^ow_chaindl;_start;.*;main;g1;g2;g3;g4;(__GI___libc_read|__libc_read|read);;' "$TMPD/dl"; then
+	pass unwind_live_before_dlopen
+else
+	fail unwind_live_before_dlopen "no whole stack through g4 before the dlopen"
+fi
+
+# 3. Tables larger than --unwind-memory: said, and the capture still
+# written (frame pointers for the files that did not fit).
+"$OFFWAKE" -f -u --unwind-memory 1 2 > "$TMPD/small" 2> "$TMPD/small.err"; st=$?
+if [ $st -eq 0 ] && [ -s "$TMPD/small" ] &&
+   grep -q 'tables did not fit --unwind-memory=1: .*raise it' "$TMPD/small.err"; then
+	pass unwind_live_memory_limit
+else
+	fail unwind_live_memory_limit "status $st: $(head -c 400 "$TMPD/small.err")"
+fi

@@ -124,6 +124,8 @@ int capture_main(struct capture_opts *o)
 	progress_stop(pg);
 	if (!out.broken_pipe) {
 		capture_report_losses(&c);
+		if (!o->quiet)
+			capture_report_unwind(&c);
 		report_exited(o);
 	}
 	capture_close(&c);

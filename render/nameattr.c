@@ -5,6 +5,7 @@
  * is read and replaced only as a regular file, never through a link.
  */
 #include "fg.h"
+#include "hashtab.h"
 #include "nameattr.h"
 #include "utf8.h"
 #include "vec.h"
@@ -127,15 +128,35 @@ static void attrs_free(struct fg_attrs *a)
 	free(a->a_extra);
 }
 
+/* The entry named name, or the empty slot where it goes (*slot). */
+static struct fg_attrs *attr_find(struct fg_attrtab *t, struct fg_idtab *ids, const char *name,
+				  uint32_t h, size_t *slot)
+{
+	size_t i = h & ids->mask;
+
+	for (; ids->slot[i].id; i = (i + 1) & ids->mask)
+		if (ids->slot[i].h == h && !strcmp(t->v[ids->slot[i].id - 1].name, name))
+			return &t->v[ids->slot[i].id - 1];
+	*slot = i;
+	return NULL;
+}
+
+/* Linear in the file's size: names are found through a hash table. */
 int fg_attrtab_load(struct fg_attrtab *t, const char *file, char *err, size_t errlen)
 {
-	size_t len;
+	size_t len, cap = 0;
+	struct fg_idtab ids;
 	char *buf = slurp(file, &len);
 
 	t->v = NULL;
 	t->n = 0;
 	if (!buf) {
 		snprintf(err, errlen, "Can't read %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (fg_idtab_init(&ids, 1024)) {
+		free(buf);
+		snprintf(err, errlen, "Can't read %s: %s", file, strerror(ENOMEM));
 		return -1;
 	}
 	for (char *line = buf; line < buf + len;) {
@@ -145,16 +166,13 @@ int fg_attrtab_load(struct fg_attrtab *t, const char *file, char *err, size_t er
 		char *tab = strchr(line, '\t');
 		if (!tab) {
 			snprintf(err, errlen, "Invalid format in %s", file);
-			free(buf);
-			fg_attrtab_free(t);
-			return -1;
+			goto fail;
 		}
 		*tab = 0;
 		/* a later line for the same name replaces the earlier one */
-		struct fg_attrs *a = NULL;
-		for (size_t i = 0; i < t->n; i++)
-			if (!strcmp(t->v[i].name, line))
-				a = &t->v[i];
+		uint32_t h = fg_h32(fg_hash_bytes(line, strlen(line)));
+		size_t slot;
+		struct fg_attrs *a = attr_find(t, &ids, line, h, &slot);
 		if (a) {
 			char *name = a->name;
 			a->name = NULL;
@@ -162,15 +180,15 @@ int fg_attrtab_load(struct fg_attrtab *t, const char *file, char *err, size_t er
 			memset(a, 0, sizeof(*a));
 			a->name = name;
 		} else {
-			struct fg_attrs *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
-			if (!nv) {
-				free(buf);
-				return -1;
-			}
-			t->v = nv;
-			a = &t->v[t->n++];
+			if (t->n == cap && vec_grow((void **)&t->v, &cap, sizeof(*t->v)))
+				goto nomem;
+			a = &t->v[t->n];
 			memset(a, 0, sizeof(*a));
-			a->name = strdup(line);
+			if (!(a->name = strdup(line)))
+				goto nomem;
+			t->n++;
+			if (fg_idtab_put(&ids, slot, (uint32_t)(t->n - 1), h))
+				goto nomem;
 		}
 		parse_attrs(a, tab + 1);
 		if (!nl)
@@ -178,7 +196,15 @@ int fg_attrtab_load(struct fg_attrtab *t, const char *file, char *err, size_t er
 		line = nl + 1;
 	}
 	free(buf);
+	fg_idtab_free(&ids);
 	return 0;
+nomem:
+	snprintf(err, errlen, "Can't read %s: %s", file, strerror(ENOMEM));
+fail:
+	free(buf);
+	fg_idtab_free(&ids);
+	fg_attrtab_free(t);
+	return -1;
 }
 
 void fg_attrtab_free(struct fg_attrtab *t)

@@ -307,6 +307,19 @@ static void put_name(const struct ctx *c, struct outbuf *ob, uint32_t frame, con
 		ob_escape(ob, name, len, how);
 }
 
+/* One attribute of a frame's group: name (="..., NULL: value is raw
+ * text) and value, after a space from the one before. */
+static void group_attr(struct outbuf *ob, int *np, const char *name, const char *value)
+{
+	if ((*np)++)
+		ob_puts(ob, " ");
+	if (name)
+		ob_puts(ob, name);
+	ob_puts(ob, value);
+	if (name)
+		ob_puts(ob, "\"");
+}
+
 static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *nd)
 {
 	const struct fg_options *o = c->o;
@@ -335,35 +348,22 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 		snprintf(samples, sizeof(samples), "%.0f", spd);
 
 	const struct fg_attrs *a = c->attr[nd->frame] >= 0 ? &c->attrs.v[c->attr[nd->frame]] : NULL;
-	/* group start: <g ...> or <a ...>, attributes joined by spaces */
-	const char *parts[8];
-	char idbuf[4096], classbuf[4096], hrefbuf[4096], targetbuf[4096];
+	/* group start: <g ...> or <a ...>, attributes joined by spaces, the
+	 * --nameattr values raw (the user's own markup) and of any length */
 	int np = 0, link = a && perl_true(a->href);
-	if (link) {
-		snprintf(hrefbuf, sizeof(hrefbuf), "xlink:href=\"%s\"", a->href);
-		snprintf(targetbuf, sizeof(targetbuf), "target=\"%s\"",
-			 perl_true(a->target) ? a->target : "_top");
-		parts[np++] = hrefbuf;
-		parts[np++] = targetbuf;
-		if (perl_true(a->a_extra))
-			parts[np++] = a->a_extra;
-	}
-	if (a && a->has_id) {
-		snprintf(idbuf, sizeof(idbuf), "id=\"%s\"", a->id ? a->id : "");
-		parts[np++] = idbuf;
-	}
-	if (a && a->has_class) {
-		snprintf(classbuf, sizeof(classbuf), "class=\"%s\"", a->class_ ? a->class_ : "");
-		parts[np++] = classbuf;
-	}
-	if (a && perl_true(a->g_extra))
-		parts[np++] = a->g_extra;
 	ob_puts(ob, link ? "<a " : "<g ");
-	for (int i = 0; i < np; i++) {
-		if (i)
-			ob_puts(ob, " ");
-		ob_puts(ob, parts[i]);
+	if (link) {
+		group_attr(ob, &np, "xlink:href=\"", a->href);
+		group_attr(ob, &np, "target=\"", perl_true(a->target) ? a->target : "_top");
+		if (perl_true(a->a_extra))
+			group_attr(ob, &np, NULL, a->a_extra);
 	}
+	if (a && a->has_id)
+		group_attr(ob, &np, "id=\"", a->id ? a->id : "");
+	if (a && a->has_class)
+		group_attr(ob, &np, "class=\"", a->class_ ? a->class_ : "");
+	if (a && perl_true(a->g_extra))
+		group_attr(ob, &np, NULL, a->g_extra);
 	ob_puts(ob, ">\n<title>");
 	if (a && perl_true(a->title)) {
 		ob_puts(ob, a->title);

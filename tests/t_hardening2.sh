@@ -12,6 +12,7 @@
 #      by the process's user;
 #   5  tokens that differ only in bytes 16-23 cost no more than others (a
 #      ratio to a normal input of the same size, never an absolute time);
+#   7  --nameattr loads in linear time and keeps values of any length;
 #   12 non-finite or out-of-range numeric options: exit 255 naming them;
 #   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back);
 #   15 --notes inside its XML comment as given (as flamegraph.pl), but "--";
@@ -230,6 +231,30 @@ for i in range(50000): print("root;AAAAAAAAAAAAAAAA%07d;leaf 1" % i)' > tok_adv.
 	python3 -c '
 for i in range(50000): print("root;%07dAAAAAAAAAAAAAAAA;leaf 1" % i)' > tok_norm.folded
 	ratio_ok 5_token_hash_every_byte tok_adv.folded tok_norm.folded 5
+
+	# 7: a --nameattr file of 50k names loads in linear time: the render
+	# with it within 5x the same render without it
+	python3 -c '
+for i in range(50000): print("root;fn%d;leaf 1" % i)' > na.folded
+	python3 -c '
+for i in range(50000): print("fn%d\ttitle=t%d\thref=http://x/%d" % (i, i, i))' > na.attr
+	ta=$(best_time na.folded --minwidth=0 --nameattr=na.attr)
+	tn=$(best_time na.folded --minwidth=0)
+	if [ "$ta" -le $((5 * tn + 50)) ]; then
+		pass 7_nameattr_linear
+	else
+		fail 7_nameattr_linear "with 50k --nameattr lines ${ta} ms, without ${tn} ms (more than 5x)"
+	fi
+	# 7: values of any length, written whole, the SVG well-formed
+	python3 -c '
+print("fn1\tid=" + "x" * 10000 + "\tclass=" + "c" * 9000 + "\thref=h" + "y" * 5000 + "\ttarget=t" + "z" * 5000)' > long.attr
+	"$OFFWAKE" render --minwidth=0 --nameattr=long.attr na.folded > long.svg 2> long.err; st=$?
+	if [ $st -eq 0 ] && svg_ok long.svg && grep -q "id=\"$(printf 'x%.0s' $(seq 10000))\"" long.svg &&
+	   grep -q "target=\"t$(printf 'z%.0s' $(seq 5000))\"" long.svg; then
+		pass 7_nameattr_long_values
+	else
+		fail 7_nameattr_long_values "status $st, well-formed: $(svg_ok long.svg && echo yes || echo no), stderr: $(head -c 200 long.err)"
+	fi
 fi
 
 # ---- capture: items 2 ---------------------------------------------------

@@ -2,7 +2,8 @@
 /*
  * fuzz_render.c - libFuzzer harness for the whole render path: folded
  * parsing (fg_stacks_add_line / fg_stacks_read), option parsing and
- * validation, palette.map reading, and fg_render() into memory.  Every
+ * validation, palette.map and --nameattr reading, and fg_render() into
+ * memory.  Every
  * document rendered is checked with libxml2 (tests/tools/svgcheck.h:
  * well-formed, only flamegraph.pl's elements, one script, no event
  * attributes); a failed check aborts, so ill-formed or injected output is a
@@ -17,9 +18,11 @@
  *   byte 1: palette (index into a list, some invalid)
  *   byte 2: width / height / minwidth / fontsize choice
  *   byte 3: bit0-3 which string options take the first line's text,
- *           bit4 chain_grey_waker_dash off, bit5 --total, bit6 --factor
+ *           bit4 chain_grey_waker_dash off, bit5 --total, bit6 --factor,
+ *           bit7 --nameattr from the input
  *   rest:   folded text; with cp, the text after a line "==PAL==" is the
- *           palette.map given to the renderer.
+ *           palette.map given to the renderer; with bit7 of byte 3, the
+ *           text after a line "==ATTR==" (last) is the --nameattr file.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -41,18 +44,38 @@ static const char *const minwidths[] = { "0.1", "0", "5%", "100%", "1e308",
 	"-1", "abc", "0.0000001", "50", "1e-5%" };
 static const char *const fontsizes[] = { "12", "0.5", "1e3", "12.0", "0" };
 
-static char palpath[64];
+static char palpath[64], attrpath[64];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	snprintf(palpath, sizeof(palpath), "/tmp/fuzz_render_pal.%d", (int)getpid());
+	snprintf(attrpath, sizeof(attrpath), "/tmp/fuzz_render_attr.%d", (int)getpid());
 	return 0;
+}
+
+/* Cut the text after a line "==NAME==\n" (sep) off into file; 1 if there. */
+static int split_file(char *text, char **end, const char *sep, const char *file)
+{
+	char *m = strstr(text, sep);
+	size_t n = strlen(sep);
+
+	unlink(file);
+	if (!m)
+		return 0;
+	*m = 0;
+	FILE *f = fopen(file, "w");
+	if (f) {
+		fwrite(m + n, 1, *end - (m + n), f);
+		fclose(f);
+	}
+	*end = m;
+	return 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fg_options o;
 	struct fg_stacks *s;
-	char *buf, *text, *end, *pal = NULL, *firstline = NULL;
+	char *buf, *text, *end, *firstline = NULL;
 	char *argv[64];
 	int argc = 0;
 
@@ -120,20 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sopt & 32) o.total = "123456789";
 		if (sopt & 64) o.factor = "0.001";
 	}
-	if (o.cp) {
-		char *m = strstr(text, "\n==PAL==\n");
-		unlink(palpath);
-		if (m) {
-			*m = 0;
-			pal = m + 9;
-			FILE *pf = fopen(palpath, "w");
-			if (pf) {
-				fwrite(pal, 1, end - pal, pf);
-				fclose(pf);
-			}
-			end = m;
-		}
-	}
+	if ((sopt & 0x80) && split_file(text, &end, "\n==ATTR==\n", attrpath))
+		o.nameattr = attrpath;
+	if (o.cp)
+		split_file(text, &end, "\n==PAL==\n", palpath);
 	if (fg_options_check(&o))
 		goto out_opts;
 	s = fg_stacks_new();
@@ -172,8 +185,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (mem && fclose(mem))
 			r = -1;
-		/* a declared non-UTF-8 --encoding changes how the bytes read */
-		if ((r == FG_EXIT_OK || r == FG_EXIT_EMPTY) && !o.encoding && svglen < (1u << 30)) {
+		/* a declared non-UTF-8 --encoding changes how the bytes read;
+		 * --nameattr values are the user's own raw markup */
+		if ((r == FG_EXIT_OK || r == FG_EXIT_EMPTY) && !o.encoding && !o.nameattr &&
+		    svglen < (1u << 30)) {
 			struct svgcheck chk = { .flags = SVGCHECK_ERROR_SVG };
 			if (svgcheck_mem(&chk, svg, svglen)) {
 				fprintf(stderr, "fuzz_render: bad SVG: %s\n", chk.why);
@@ -187,6 +202,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out_opts:
 	if (o.cp)
 		unlink(palpath);
+	if (o.nameattr)
+		unlink(attrpath);
 	free(firstline);
 	free(buf);
 	return 0;

@@ -7,6 +7,13 @@
  * both element types by a macro.
  * A large sort is split first: the partitions it leaves are then sorted
  * by two threads, largest first.
+ *
+ * No input is quadratic: pivots are the median of three keys at
+ * pseudo-random places (fixed first, middle and last ones let a crafted
+ * 1 MB input take 7-9 s), and a partition split more than about 2 log2 n
+ * times at one depth is heapsorted from that depth instead (introsort's
+ * guarantee).  The places come from a fixed generator: the same input
+ * always gives the same order.
  */
 #include "mkqs.h"
 #include "par.h"
@@ -20,7 +27,53 @@
 struct part {
 	size_t lo, n, d;	/* items lo..lo+n-1, equal up to depth d */
 	int keyed;		/* their .key holds their key at depth d */
+	int budget;		/* splits left at depth d before the heapsort */
 };
+
+/* The splits a partition of n items may take at one depth. */
+static int split_budget(size_t n)
+{
+	int b = 4;
+
+	for (; n > 1; n >>= 1)
+		b += 2;
+	return b;
+}
+
+/* A place in 0..n-1 from the generator state *r (xorshift64). */
+static size_t random_place(uint64_t *r, size_t n)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return (size_t)(((unsigned __int128)*r * n) >> 64);
+}
+
+typedef int (*cmp_fn)(const struct fg_sortkey *a, const struct fg_sortkey *b, size_t d);
+
+/* Heapsort of n items equal up to depth d: the fallback, O(n log n). */
+static void heap_sort(struct fg_sortkey *x, size_t n, size_t d, cmp_fn cmp)
+{
+	for (size_t end = n, start = n / 2; end > 1;) {
+		if (start > 0) {
+			start--;
+		} else {
+			end--;
+			struct fg_sortkey t = x[0];
+			x[0] = x[end];
+			x[end] = t;
+		}
+		for (size_t root = start, child; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end && cmp(&x[child], &x[child + 1], d) < 0)
+				child++;
+			if (cmp(&x[root], &x[child], d) >= 0)
+				break;
+			struct fg_sortkey t = x[root];
+			x[root] = x[child];
+			x[child] = t;
+		}
+	}
+}
 
 struct parts {
 	struct part *v;
@@ -90,22 +143,40 @@ static void swap_items(struct fg_sortkey *a, struct fg_sortkey *b)
 /*
  * NAME(a, part, defer, out): sort a partition of a.  With an out list,
  * partitions of 13 to defer items are put there unsorted instead.
+ * NAME##_cmp compares two items equal up to depth d, as the sort orders.
  */
 #define MKQS_DEFINE(NAME, KTYPE, KEY, END)							\
+static int NAME##_cmp(const struct fg_sortkey *a, const struct fg_sortkey *b, size_t d) \
+{										\
+	KTYPE ka, kb;								\
+										\
+	while ((ka = KEY(a, d)) == (kb = KEY(b, d)) && !END(ka))		\
+		d++;								\
+	return ka < kb ? -1 : ka > kb;						\
+}										\
+										\
 static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct parts *out) \
 {										\
 	struct parts st = { 0 };						\
+	uint64_t rnd = 0x9E3779B97F4A7C15ULL ^ cur.lo ^ (uint64_t)cur.n << 32;	\
 										\
 	for (;;) {								\
 		while (cur.n > 12 && !(out && cur.n <= defer)) {		\
 			struct fg_sortkey *x = a + cur.lo;			\
 			size_t n = cur.n, d = cur.d;				\
+			if (cur.budget <= 0) {	/* splits that kept failing */ \
+				heap_sort(x, n, d, NAME##_cmp);		\
+				cur.n = 0;					\
+				break;						\
+			}							\
 			for (size_t i = 0; i < n && !cur.keyed; i++) {		\
 				if (i + 8 < n)	/* fetch keys ahead */	\
 					__builtin_prefetch((const char *)x[i + 8].p + d * 8); \
 				x[i].key = KEY(&x[i], d);			\
 			}							\
-			KTYPE k0 = x[0].key, k1 = x[n / 2].key, k2 = x[n - 1].key; \
+			KTYPE k0 = x[random_place(&rnd, n)].key;		\
+			KTYPE k1 = x[random_place(&rnd, n)].key;		\
+			KTYPE k2 = x[random_place(&rnd, n)].key;		\
 			KTYPE v = k0 < k1 ? (k1 < k2 ? k1 : k0 < k2 ? k2 : k0) \
 					     : (k0 < k2 ? k0 : k1 < k2 ? k2 : k1); \
 			size_t lt = 0, i = 0, gt = n;				\
@@ -118,14 +189,16 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 				else						\
 					i++;					\
 			}							\
-			if ((lt > 1 && parts_push(&st, (struct part){ cur.lo, lt, d, 1 })) || \
+			int left = cur.budget - 1;				\
+			if ((lt > 1 && parts_push(&st, (struct part){ cur.lo, lt, d, 1, left })) || \
 			    (n - gt > 1 &&					\
-			     parts_push(&st, (struct part){ cur.lo + gt, n - gt, d, 1 }))) \
+			     parts_push(&st, (struct part){ cur.lo + gt, n - gt, d, 1, left }))) \
 				goto fail;					\
 			if (END(v))	/* equal to the end: done */		\
 				cur.n = 0;					\
 			else							\
-				cur = (struct part){ cur.lo + lt, gt - lt, d + 1, 0 }; \
+				cur = (struct part){ cur.lo + lt, gt - lt, d + 1, 0, \
+						     split_budget(gt - lt) }; \
 		}								\
 		if (cur.n > 12) {	/* left for later */			\
 			if (parts_push(out, cur))				\
@@ -135,11 +208,7 @@ static int NAME(struct fg_sortkey *a, struct part cur, size_t defer, struct part
 		for (size_t i = 1; i < cur.n; i++) {	/* insertion sort */	\
 			struct fg_sortkey *x = a + cur.lo;			\
 			for (size_t j = i; j > 0; j--) {			\
-				size_t d = cur.d;				\
-				KTYPE ka, kb;					\
-				while ((ka = KEY(&x[j - 1], d)) == (kb = KEY(&x[j], d)) && !END(ka)) \
-					d++;					\
-				if (ka <= kb)					\
+				if (NAME##_cmp(&x[j - 1], &x[j], cur.d) <= 0)	\
 					break;					\
 				swap_items(&x[j - 1], &x[j]);			\
 			}							\
@@ -199,7 +268,7 @@ static int larger_first(const void *x, const void *y)
 
 static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
 {
-	struct part all = { 0, n, 0, 0 };
+	struct part all = { 0, n, 0, 0, split_budget(n) };
 	struct parts todo = { 0 };
 
 	if (n < PARALLEL_MIN)

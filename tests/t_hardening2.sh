@@ -12,6 +12,7 @@
 #      by the process's user;
 #   5  tokens that differ only in bytes 16-23 cost no more than others (a
 #      ratio to a normal input of the same size, never an absolute time);
+#   6  no line order makes the sort quadratic (tests/bench/mkqs_adversary.c);
 #   7  --nameattr loads in linear time and keeps values of any length;
 #   12 non-finite or out-of-range numeric options: exit 255 naming them;
 #   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back);
@@ -231,6 +232,24 @@ for i in range(50000): print("root;AAAAAAAAAAAAAAAA%07d;leaf 1" % i)' > tok_adv.
 	python3 -c '
 for i in range(50000): print("root;%07dAAAAAAAAAAAAAAAA;leaf 1" % i)' > tok_norm.folded
 	ratio_ok 5_token_hash_every_byte tok_adv.folded tok_norm.folded 5
+
+	# 6: line orders made against the sort's pivots (the former fixed
+	# ones, and the places it draws now, which leave the rest to its
+	# heapsort) within 3x the same lines shuffled; and the same SVG
+	if cc -O2 -o mkqs_adversary "$TOP/tests/bench/mkqs_adversary.c" 2> cc6.err; then
+		for m in fixed current random; do ./mkqs_adversary 80000 $m > sort_$m.folded; done
+		ratio_ok 6_sort_adversary_fixed_pivot sort_fixed.folded sort_random.folded 3
+		ratio_ok 6_sort_adversary_current_pivot sort_current.folded sort_random.folded 3
+		for m in fixed current random; do "$OFFWAKE" render sort_$m.folded > sort_$m.svg 2>/dev/null; done
+		if cmp -s sort_fixed.svg sort_random.svg && cmp -s sort_current.svg sort_random.svg &&
+		   svg_ok sort_random.svg; then
+			pass 6_sort_order_any_input_order
+		else
+			fail 6_sort_order_any_input_order "the SVGs of one set of lines in three orders differ"
+		fi
+	else
+		skip 6_sort_adversary "cannot compile tests/bench/mkqs_adversary.c: $(head -c 200 cc6.err)"
+	fi
 
 	# 7: a --nameattr file of 50k names loads in linear time: the render
 	# with it within 5x the same render without it

@@ -5,7 +5,9 @@
 # tests/bench/gen.c into build/bench/, reused when present) and compare, in the
 # same run, with the floor (cat INPUT > FILE), flamegraph.pl, inferno and npm
 # flamegraph when they are available.  Prints a table and the ratios, and
-# the time of token interning alone (tests/bench/intern_floor.c).
+# the time of token interning alone (tests/bench/intern_floor.c), then
+# inputs made against the sort's pivots and the token hash beside benign
+# ones of the same size (tests/bench/mkqs_adversary.c; target ratio <= 3).
 #
 # Environment:
 #   BENCH_BIG=0          skip the 1M-line (1 GB) input
@@ -213,5 +215,29 @@ for n in "${sizes[@]}"; do
 		"$(ratio "${WALL[$n/offwake-svg]:-}" "${INTERN[$n]}")"
 done
 [ -z "$FGPL" ] && echo "flamegraph.pl was not measured (set FLAMEGRAPH_PL=/path/to/flamegraph.pl)."
+
+# ---- adversarial inputs (issue 17, items 5 and 6) -------------------------------
+# Inputs made against the hash and the sort, beside inputs of the same size
+# and lines in a benign order: none may cost more than 3x its twin.
+echo
+echo "adversarial inputs beside benign ones of the same size (target: adversarial/benign <= 3)"
+cc -O2 -o "$B/mkqs_adversary" tests/bench/mkqs_adversary.c || die "cannot compile tests/bench/mkqs_adversary.c"
+for m in fixed current random; do "$B/mkqs_adversary" 80000 $m > "$B/sort_$m.folded"; done
+awk 'BEGIN { for (i = 0; i < 80000; i++) printf "root;AAAAAAAAAAAAAAAA%07d;leaf 1\n", i }' > "$B/tok_adv.folded"
+awk 'BEGIN { for (i = 0; i < 80000; i++) printf "root;%07dAAAAAAAAAAAAAAAA;leaf 1\n", i }' > "$B/tok_norm.folded"
+printf '%-48s %-10s %-10s %-8s\n' input adv_s benign_s ratio
+adversarial=0
+for pair in "sort, against the former fixed pivot:sort_fixed:sort_random" \
+	    "sort, against today's pivot places:sort_current:sort_random" \
+	    "tokens differing in bytes 16-23 only:tok_adv:tok_norm"; do
+	IFS=: read -r what adv norm <<< "$pair"
+	measure "$B/adv.svg" "$OURS" render "$B/$adv.folded"; ta=$M_WALL; [ "$M_ST" -ne 0 ] && ta=fail
+	measure "$B/adv.svg" "$OURS" render "$B/$norm.folded"; tn=$M_WALL; [ "$M_ST" -ne 0 ] && tn=fail
+	r=$(ratio "$ta" "$tn")
+	printf '%-48s %-10s %-10s %-8s %s\n' "$what ($(($(stat -c %s "$B/$adv.folded") / 1024)) KB)" "$ta" "$tn" "$r" \
+		"$(verdict "$r" '<=' 3)"
+	[ "$(verdict "$r" '<=' 3)" = ok ] || adversarial=1
+done
+[ "$adversarial" = 0 ] || echo "bench: an adversarial input costs more than 3x its benign twin" >&2
 for key in "${rows[@]}"; do [ "${WALL[$key]}" = fail ] && case $key in */offwake-svg*) exit 1 ;; esac; done
 exit 0

@@ -11,6 +11,7 @@
 #include "utf8.h"
 
 #include <errno.h>
+#include <iconv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,30 @@ static int valid_encname(const char *s)
 	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
 		return 0;
 	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(s);
+}
+
+/*
+ * Whether a document declared in encoding enc reads our bytes as written:
+ * the SVG is UTF-8, its markup and script ASCII, so an encoding in which
+ * ASCII text is other bytes (UTF-16, UTF-32, EBCDIC, Shift_JIS's yen sign)
+ * would make it ill-formed or change it.  An encoding iconv does not know
+ * cannot be judged and is accepted, as flamegraph.pl accepts any.
+ */
+static int reads_as_ascii(const char *enc)
+{
+	static const char ascii[] = "\t\n\r !\"#$%&'()*+,-./0123456789:;<=>?@"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+	char out[4 * sizeof(ascii)], *in = (char *)ascii, *op = out;
+	size_t inl = sizeof(ascii) - 1, outl = sizeof(out);
+	iconv_t cd = iconv_open(enc, "US-ASCII");
+
+	if (cd == (iconv_t)-1)
+		return 1;
+	int ok = iconv(cd, &in, &inl, &op, &outl) != (size_t)-1 &&
+		 iconv(cd, NULL, NULL, &op, &outl) != (size_t)-1;
+	iconv_close(cd);
+	return ok && !inl && (size_t)(op - out) == sizeof(ascii) - 1 &&
+	       !memcmp(out, ascii, sizeof(ascii) - 1);
 }
 
 int fg_options_check(const struct fg_options *o)
@@ -98,6 +123,12 @@ int fg_options_check(const struct fg_options *o)
 	}
 	if (o->encoding && !valid_encname(o->encoding)) {
 		fprintf(stderr, "offwake-svg: --encoding '%s' is not an encoding name\n", o->encoding);
+		return FG_EXIT_USAGE;
+	}
+	if (o->encoding && !reads_as_ascii(o->encoding)) {
+		fprintf(stderr, "offwake-svg: --encoding %s: the SVG is written in UTF-8, which a document "
+			"declared %s would not read as written (use UTF-8 or an ASCII-compatible encoding)\n",
+			o->encoding, o->encoding);
 		return FG_EXIT_USAGE;
 	}
 	struct fg_palette *p = fg_palette_load(o->colors, err, sizeof(err));

@@ -16,6 +16,8 @@
 #   7  --nameattr loads in linear time and keeps values of any length;
 #   12 non-finite or out-of-range numeric options: exit 255 naming them;
 #   13 diff's counts are plain decimals (1e-05 and 1.8e+19 were not read back);
+#   14 diff reads UTF-16 SVGs; unfold takes totals up to 2^64 - 1 and says
+#      why beyond; --encoding UTF-16 and the like are refused;
 #   15 --notes inside its XML comment as given (as flamegraph.pl), but "--";
 #   8  a capture's bad -o directory or render option fails before tracing;
 #   9  SIGHUP ends a capture as SIGINT does; no signal (SIGKILL included)
@@ -275,6 +277,52 @@ print("fn1\tid=" + "x" * 10000 + "\tclass=" + "c" * 9000 + "\thref=h" + "y" * 50
 		fail 7_nameattr_long_values "status $st, well-formed: $(svg_ok long.svg && echo yes || echo no), stderr: $(head -c 200 long.err)"
 	fi
 fi
+
+# ---- 14: encodings and counts near 2^64 --------------------------------
+printf 'a;b 3\na;c 5\n' > enc.folded
+"$OFFWAKE" render enc.folded > enc.svg 2>/dev/null
+if command -v iconv > /dev/null; then
+	iconv -f UTF-8 -t UTF-16 enc.svg > enc16.svg	# with a byte order mark
+	iconv -f UTF-8 -t UTF-16LE enc.svg > enc16le.svg	# without
+	bad=
+	for f in enc16.svg enc16le.svg; do
+		"$OFFWAKE" diff -f "$f" enc.folded > enc.diff 2> enc.err; st=$?
+		[ $st -eq 0 ] && [ "$(cat enc.diff)" = "$(printf 'a;b 3 3\na;c 5 5')" ] ||
+			bad="$bad $f: status $st, $(head -c 100 enc.diff) $(head -c 100 enc.err);"
+	done
+	[ -z "$bad" ] && pass 14_diff_reads_utf16_svg || fail 14_diff_reads_utf16_svg "$bad"
+else
+	skip 14_diff_reads_utf16_svg "needs iconv"
+fi
+# a total of 2^64 - 1 is unfolded; above it, a clear error (not "not a
+# flame graph")
+printf 'a;b 18446744073709551615\n' > max.folded
+"$OFFWAKE" render --minwidth=0 max.folded > max.svg 2>/dev/null
+sed 's/18,446,744,073,709,551,616/18,446,744,073,709,551,615/g' max.svg > max1.svg	# the renderer rounds
+"$OFFWAKE" unfold max1.svg > max.out 2> max.err; st=$?
+if [ $st -eq 0 ] && [ "$(cat max.out)" = 'a;b 18446744073709551615' ]; then
+	pass 14_unfold_count_2_64_minus_1
+else
+	fail 14_unfold_count_2_64_minus_1 "status $st, $(head -c 100 max.out) $(head -c 200 max.err)"
+fi
+"$OFFWAKE" unfold max.svg > max.out 2> max.err; st=$?
+if [ $st -eq 1 ] && grep -q '2^64' max.err && ! grep -q 'not a flame graph' max.err; then
+	pass 14_unfold_count_above_2_64_clear
+else
+	fail 14_unfold_count_above_2_64_clear "status $st, stderr: $(head -c 200 max.err)"
+fi
+# --encoding that would not read the UTF-8 bytes as written: refused
+bad=
+for e in UTF-16 UTF-16LE UTF-32 IBM037; do
+	"$OFFWAKE" render --encoding=$e enc.folded > enc.out 2> enc.err; st=$?
+	[ $st -eq 255 ] && [ ! -s enc.out ] && grep -q -- "--encoding $e" enc.err ||
+		bad="$bad $e: status $st, $(head -c 100 enc.err);"
+done
+for e in UTF-8 ISO-8859-1; do
+	"$OFFWAKE" render --encoding=$e enc.folded > enc.out 2> enc.err; st=$?
+	[ $st -eq 0 ] && svg_ok enc.out || bad="$bad $e: status $st (refused?), $(head -c 100 enc.err);"
+done
+[ -z "$bad" ] && pass 14_encoding_ascii_incompatible_refused || fail 14_encoding_ascii_incompatible_refused "$bad"
 
 # ---- capture: items 2 ---------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then

@@ -80,6 +80,14 @@ static unsigned long uf_line(struct uf *u)
 
 int unfold_is_svg(const char *head, size_t len)
 {
+	/* UTF-16 and UTF-32, with a byte order mark or "<" as XML's appendix
+	 * F detects them: libxml2 reads them, folded text they are not */
+	static const char *const wide[] = { "\xff\xfe", "\xfe\xff", "<\0\0\0", "\0\0\0<",
+					     "<\0", "\0<" };
+	static const size_t wlen[] = { 2, 2, 4, 4, 2, 2 };
+	for (size_t i = 0; i < sizeof(wlen) / sizeof(*wlen); i++)
+		if (len >= wlen[i] && !memcmp(head, wide[i], wlen[i]))
+			return 1;
 	if (len >= 3 && !memcmp(head, "\xef\xbb\xbf", 3)) {
 		head += 3;
 		len -= 3;
@@ -260,7 +268,7 @@ static void parse(struct uf *u, FILE *f, const char *file)
 
 /* ---- titles ---------------------------------------------------------- */
 
-/* "1,234" -> 1234; -1 without digits or on overflow */
+/* "1,234" -> 1234 (up to 2^64 - 1); -1 without digits, -2 above 2^64 - 1 */
 static int parse_count(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -269,8 +277,10 @@ static int parse_count(const char *s, size_t len, uint64_t *out)
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == ',')
 			continue;
-		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
+		if (s[i] < '0' || s[i] > '9')
 			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -2;
 		v = v * 10 + (s[i] - '0');
 		digits++;
 	}
@@ -290,7 +300,11 @@ static int is_root(struct uf *u, struct frame *f)
 		return 0;
 	const char *p = f->title + lpre, *end = f->title + f->len - lpost;
 	const char *sp = memchr(p, ' ', end - p);
-	if (!sp || parse_count(p, sp - p, &f->count))
+	int r = sp ? parse_count(p, sp - p, &f->count) : -1;
+	if (r == -2)	/* all frames' counts fit when the root's does */
+		uf_fail(u, f->line, "a total of %.*s: counts above 18,446,744,073,709,551,615 "
+			"(2^64 - 1) cannot be unfolded", (int)(sp - p), p);
+	if (r)
 		return 0;
 	u->unit = sp + 1;
 	u->ulen = end - sp - 1;

@@ -17,7 +17,8 @@ typedef int (*unfold_fn)(void *ctx, const char *const *frames, const size_t *len
 			 size_t nframes, uint64_t count);
 
 /* Does this start of a file look like an SVG ("<?xml" or "<svg", after
- * an optional UTF-8 byte order mark and white space)? */
+ * an optional UTF-8 byte order mark and white space; or XML in UTF-16 or
+ * UTF-32, by its byte order mark or its first "<")? */
 int unfold_is_svg(const char *head, size_t len);
 
 /*

@@ -277,7 +277,8 @@ static int sort_keys(struct fg_sortkey *a, size_t n, mkqs_fn fn)
 		free(todo.v);
 		return -1;
 	}
-	qsort(todo.v, todo.n, sizeof(*todo.v), larger_first);
+	if (todo.n)	/* none when the heapsort took over the whole */
+		qsort(todo.v, todo.n, sizeof(*todo.v), larger_first);
 	struct shared sh = { PTHREAD_MUTEX_INITIALIZER, a, &todo, 0, fn, 0 };
 	fg_both(sort_parts, &sh, &sh);	/* both take parts from the list */
 	free(todo.v);

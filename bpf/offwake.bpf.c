@@ -64,7 +64,8 @@ const volatile __u64 min_ns = 1000;		/* keep blocks >= this */
 const volatile __u64 max_ns = ~0ULL;		/* keep blocks < this */
 const volatile __u32 filter_mode = 0;		/* enum below */
 const volatile bool state_filter = false;
-const volatile __u32 state_mask = 0;		/* 0: running tasks only */
+const volatile __u32 state_mask = 0;		/* 0: running tasks only, else
+						 * any bit of it */
 const volatile bool want_kstack = true;
 const volatile bool want_ustack = true;
 const volatile __u32 seen_mask = 131072 - 1;	/* slots - 1, a power of 2 */
@@ -181,6 +182,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } oncpu SEC(".maps");
+
+/* What the filters kept out (enum ow_filtered), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OW_F_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} filtered SEC(".maps");
 
 /* Blocks added to the counts maps, per CPU (one entry). */
 struct {
@@ -679,9 +688,11 @@ static __always_inline bool state_ok(struct task_struct *t)
 	if (!state_filter)
 		return true;
 	s = task_state(t);
+	/* as bcc's offwaketime: 0 selects running (preempted) tasks, any
+	 * other mask a task with any of its bits ("p->__state & MASK") */
 	if (state_mask == 0)
 		return s == 0;
-	return (s & state_mask) == state_mask;
+	return (s & state_mask) != 0;
 }
 
 static __always_inline bool thread_ok(struct task_struct *t, __u32 pid)
@@ -771,8 +782,10 @@ static __always_inline void end_block(struct task_struct *t, __u32 pid,
 	__u64 delta = end - ti->start_ns;
 
 	ti->start_ns = 0;
-	if (delta < min_ns || delta >= max_ns)
+	if (delta < min_ns || delta >= max_ns) {
+		count(&filtered, delta < min_ns ? OW_F_SHORT : OW_F_LONG);
 		return;
+	}
 
 	BPF_CORE_READ_INTO(&key.target, t, comm);
 	key.t_pid = pid;
@@ -823,7 +836,10 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 
 	if (pid == 0 || !thread_ok(prev, pid))
 		return;
+	count(&filtered, OW_F_SWITCHES);
 	keep = state_ok(prev);
+	if (!keep)
+		count(&filtered, OW_F_STATE);
 	ti = task_info(prev, pid, keep, btf);
 	if (!ti)
 		return;

@@ -57,6 +57,16 @@ enum ow_loss {
 	OW_LOSS_NR,
 };
 
+/* What the filters kept out (a per-CPU array indexed by these), to say
+ * why a capture found nothing. */
+enum ow_filtered {
+	OW_F_SWITCHES,		/* switch-outs of the threads traced (-p, -t, -u, -k) */
+	OW_F_STATE,		/* of them, in another state (--state) */
+	OW_F_SHORT,		/* blocks shorter than -m */
+	OW_F_LONG,		/* blocks longer than -M */
+	OW_F_NR,
+};
+
 /* Records for user space (ring buffer); each starts with its type. */
 enum ow_event_type {
 	OW_EV_SEEN = 1,		/* first events of a thread (or after an

@@ -63,6 +63,11 @@ struct fg_options {
 	int chain_grey_waker_dash;	/* 1: waker-side "-" frames are grey
 					 * (our improvement; 0 = as flamegraph.pl) */
 	int quiet;		/* 0: warnings on stderr */
+	const char *empty_text;	/* NULL: with no stack counts, the error SVG
+				 * says flamegraph.pl's "ERROR: No valid input
+				 * provided to flamegraph.pl." and stderr "ERROR:
+				 * No stack counts found"; else this text, and
+				 * nothing on stderr (the caller explains) */
 };
 
 void fg_options_init(struct fg_options *o);
@@ -78,6 +83,14 @@ void fg_options_init(struct fg_options *o);
  */
 int fg_options_parse(struct fg_options *o, int argc, char **argv,
 		     int *nfiles, const char *prog);
+/* fg_options_parse() with flags: FG_PARSE_NO_USAGE prints the error lines
+ * only, not the usage (for a command line the caller explains itself). */
+#define FG_PARSE_NO_USAGE	1u
+int fg_options_parse_ex(struct fg_options *o, int argc, char **argv,
+			int *nfiles, const char *prog, unsigned flags);
+/* Whether name (len bytes, no dashes) is an option's full name: -1 no,
+ * 0 a flag, 1 an option that takes a value. */
+int fg_option_arity(const char *name, size_t len);
 /* Print the renderer's usage text. */
 void fg_usage(FILE *f, const char *prog);
 /*

@@ -214,7 +214,21 @@ static const struct optdef *find_opt(const char *name, size_t len, const char *p
 	return NULL;
 }
 
+int fg_option_arity(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strlen(opts[i].name) == len && !strncasecmp(opts[i].name, name, len))
+			return opts[i].type == O_FLAG || opts[i].type == O_HELP ? 0 : 1;
+	return -1;
+}
+
 int fg_options_parse(struct fg_options *o, int argc, char **argv, int *nfiles, const char *prog)
+{
+	return fg_options_parse_ex(o, argc, argv, nfiles, prog, 0);
+}
+
+int fg_options_parse_ex(struct fg_options *o, int argc, char **argv, int *nfiles,
+			const char *prog, unsigned flags)
 {
 	int nf = 0, errors = 0, help = 0, i;
 
@@ -285,7 +299,8 @@ int fg_options_parse(struct fg_options *o, int argc, char **argv, int *nfiles, c
 		argv[nf++] = argv[i];
 	*nfiles = nf;
 	if (errors) {
-		fg_usage(stderr, prog);
+		if (!(flags & FG_PARSE_NO_USAGE))
+			fg_usage(stderr, prog);
 		return -1;
 	}
 	if (help) {

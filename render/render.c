@@ -526,7 +526,11 @@ static int write_error_svg(struct ctx *c)
 
 	write_header(c, c->fontsize * 5);
 	text_open(&c->ob, NULL, (double)(o->width / 2), c->fontsize * 2, "");
-	ob_puts(&c->ob, "ERROR: No valid input provided to flamegraph.pl.</text>\n</svg>\n");
+	if (o->empty_text)
+		ob_escape(&c->ob, o->empty_text, strlen(o->empty_text), OB_ESC_TEXT);
+	else
+		ob_puts(&c->ob, "ERROR: No valid input provided to flamegraph.pl.");
+	ob_puts(&c->ob, "</text>\n</svg>\n");
 	return FG_EXIT_EMPTY;
 }
 
@@ -625,7 +629,8 @@ static int render(struct ctx *c)
 	if (ob_init(&c->ob, c->out))
 		return -1;
 	if (pnum_is_zero(f->total)) {
-		fprintf(stderr, "ERROR: No stack counts found\n");
+		if (!o->empty_text)
+			fprintf(stderr, "ERROR: No stack counts found\n");
 		return write_error_svg(c);
 	}
 	c->timemax = f->total;

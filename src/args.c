@@ -21,12 +21,24 @@
 	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
 	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
 	"                   [RENDER OPTIONS] [DURATION]\n" \
-	"       " OW_PROG " render [RENDER OPTIONS] [FILE...]\n"
+	"       " OW_PROG " COMMAND [ARGS...]\n"
 
 static const char help_text[] =
 	"\nSummarize blocked time by off-CPU stack and waker stack (like bcc's\n"
 	"offwaketime) with eBPF, and write a flame graph SVG to standard output.\n"
 	"\n"
+	"commands (each has its own --help):\n"
+	"  render [OPTIONS] [FILE...]  folded stacks to an SVG (flamegraph.pl)\n"
+	"  diff [-n] [-s] [-f] BEFORE AFTER  differential graph of two profiles\n"
+	"  unfold GRAPH.svg      folded stacks back from a flame graph SVG\n"
+	"\n"
+	"examples:\n"
+	"  " OW_PROG " -p 1234 10 > out.svg      process 1234 for 10 s, as an SVG\n"
+	"  " OW_PROG " -f -u 10 > out.folded     user threads, folded (offwaketime -f)\n"
+	"  " OW_PROG " -K --state 2 10 > d.svg   uninterruptible sleeps, kernel stacks\n"
+	"  " OW_PROG " -p 1234 -o out.svg --title=\"db stall\"   until Ctrl-C\n"
+	"\n"
+
 	"positional arguments:\n"
 	"  DURATION              seconds to trace (default: until SIGINT/SIGTERM,\n"
 	"                        which end the capture and still write the output)\n"
@@ -50,8 +62,9 @@ static const char help_text[] =
 	"                        (default 1)\n"
 	"  -M, --max-block-time US  only blocks of at most US microseconds\n"
 	"                        (default U64_MAX)\n"
-	"  --state MASK          only tasks whose state has all bits of MASK set;\n"
-	"                        0 means running (preempted) tasks only\n"
+	"  --state MASK          only tasks whose state has any bit of MASK set\n"
+	"                        (1 interruptible, 2 uninterruptible: 3 either;\n"
+	"                        as offwaketime); 0 means running (preempted) only\n"
 	"  -o, --output FILE     write the output to FILE (atomically)\n"
 	"  -q, --quiet           no live status line (shown on a terminal only)\n"
 	"  --unwind auto|fp|cfi  how user stacks are walked: cfi follows each\n"
@@ -77,12 +90,13 @@ static const char help_text[] =
 
 static const char auto_subtitle[] = "";
 
+/* argparse's message, and where to look (not the whole usage: the render
+ * options alone are 45 lines) */
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
-	fputs(USAGE_LINE, stderr);
 	fprintf(stderr, OW_PROG ": error: ");
 	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
+	fputs("\nTry '" OW_PROG " --help' for more information.\n", stderr);
 	return 2;
 }
 
@@ -326,15 +340,55 @@ static const struct opt *find_short(char c)
 	return NULL;
 }
 
-/* Parse one "--name[=value]"; 0 done, -1 not ours, else exit status. */
+/* Our option that name (len bytes) abbreviates, as argparse allows: a
+ * unique prefix; NULL (message printed, *r set) when none or ambiguous. */
+static const struct opt *find_prefix(const char *name, size_t len,
+				     const char *arg, int *r)
+{
+	const struct opt *hit = NULL;
+	char all[256] = "";
+	size_t n = 0, used = 0;
+
+	for (size_t i = 0; i < NOPTS; i++)
+		if (!strncmp(opts[i].l, name, len)) {
+			hit = &opts[i];
+			n++;
+			used += snprintf(all + used, used < sizeof(all) ? sizeof(all) - used : 0,
+					 "%s--%s", n > 1 ? ", " : "", opts[i].l);
+		}
+	if (n == 1)
+		return hit;
+	*r = n ? usage_error("ambiguous option: %s could match %s", arg, all) :
+		 usage_error("unrecognized arguments: %s%s", arg,
+			     " (render options are taken by their full names)");
+	return NULL;
+}
+
+/*
+ * Parse one "--name[=value]": ours (by name, or a unique prefix as
+ * argparse allows), else a render option by its full name, stored in rest
+ * with its value.  0 done, else the exit status.
+ */
 static int long_opt(struct capture_opts *o, struct parse_state *ps,
-		    int argc, char **argv, int *i)
+		    int argc, char **argv, int *i, char **rest, int *nrest)
 {
 	const char *a = argv[*i] + 2, *eq = strchr(a, '=');
-	const struct opt *p = find_long(a, eq ? (size_t)(eq - a) : strlen(a));
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	const struct opt *p = find_long(a, len);
+	int arity, r = 0;
 
-	if (!p)
-		return -1;
+	if (!p && (arity = fg_option_arity(a, len)) >= 0) {
+		rest[(*nrest)++] = argv[*i];
+		if (arity && !eq) {
+			if (*i + 1 >= argc)
+				return usage_error("argument %s: expected one argument%s",
+						   argv[*i], "");
+			rest[(*nrest)++] = argv[++*i];
+		}
+		return 0;
+	}
+	if (!p && !(p = find_prefix(a, len, argv[*i], &r)))
+		return r;
 	if (!p->value) {
 		if (eq)
 			return usage_error("argument %s: ignored explicit argument '%s'",
@@ -349,15 +403,18 @@ static int long_opt(struct capture_opts *o, struct parse_state *ps,
 	return apply(o, ps, p, argv[++*i]);
 }
 
-/* Parse a bundle of short options ("-fK", "-p123", "-p 123"). */
+/* Parse a bundle of short options ("-fK", "-p123", "-p 123"); a letter
+ * offwaketime does not have is an error (not a render option's prefix:
+ * "-s 5" is no --subtitle). */
 static int short_opts(struct capture_opts *o, struct parse_state *ps,
 		      int argc, char **argv, int *i)
 {
 	const char *a = argv[*i] + 1;
 	int r;
 
-	if (!find_short(*a))
-		return -1;
+	if (!find_short(*a))	/* offwaketime's letters only */
+		return usage_error("unrecognized arguments: %s%s", argv[*i],
+				   " (render options are taken by their full names, as --title)");
 	for (; *a; a++) {
 		const struct opt *p = find_short(*a);
 
@@ -399,6 +456,8 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	o->fg.countname = "us";
 	o->fg.title = "Off-Wake Time Flame Graph";
 	o->fg.subtitle = auto_subtitle;
+	/* nothing captured: the SVG says so (why is on stderr) */
+	o->fg.empty_text = "No blocked time matched what was traced (see the message on stderr)";
 	if (!rest) {
 		ow_err("parsing arguments: %s", strerror(ENOMEM));
 		return 2;
@@ -412,20 +471,19 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 			break;
 		}
 		if (a[0] == '-' && a[1] == '-' && a[2])
-			r = long_opt(o, &ps, argc, argv, &i);
+			r = long_opt(o, &ps, argc, argv, &i, rest, &nrest);
 		else if (a[0] == '-' && a[1])
 			r = short_opts(o, &ps, argc, argv, &i);
 		else
-			r = -1;
-		if (r == -1) {
-			rest[nrest++] = argv[i];
-			r = 0;
-		}
+			rest[nrest++] = argv[i];	/* DURATION */
 	}
 	if (!r) {
-		r = fg_options_parse(&o->fg, nrest, rest, &nfiles, OW_PROG);
-		if (r < 0)
+		r = fg_options_parse_ex(&o->fg, nrest, rest, &nfiles, OW_PROG,
+					FG_PARSE_NO_USAGE);
+		if (r < 0) {
+			fputs("Try '" OW_PROG " --help' for more information.\n", stderr);
 			r = 2;
+		}
 	}
 	if (!r && nfiles > 1)
 		r = usage_error("unrecognized arguments: %s%s", rest[1], "");

@@ -140,10 +140,14 @@ if ! has max 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' && has max2 '^ow_po
 cap st1 --state 1 -p "$PP" 1
 cap st2 --state 2 -p "$PP" 1
 cap st0 --state 0 -p "$PP" 1
-if has st1 '^ow_pong;.*anon_pipe_read' && ! has st2 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' && ! has st0 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$'; then
+# --state 3 is the seed guide's $((1|2)): interruptible OR uninterruptible
+# (bcc's "p->__state & MASK"), so the pipe reads are in.
+cap st3 --state 3 -p "$PP" 1
+if has st1 '^ow_pong;.*anon_pipe_read' && ! has st2 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' && ! has st0 'anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$' &&
+   has st3 '^ow_pong;.*anon_pipe_read;schedule;[^ ]*;ow_ping [0-9]+$'; then
 	pass capture_state
 else
-	fail capture_state "--state 1/2/0 did not select interruptible/uninterruptible/running"
+	fail capture_state "--state 1/2/0/3 did not select interruptible/uninterruptible/running/either"
 fi
 
 # A process that exits during the capture keeps its names.

@@ -47,6 +47,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -542,7 +543,6 @@ static int load(struct capture *c, const struct capture_opts *o)
 		       strerror(-err), load_hint(-err));
 		return -1;
 	}
-	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
 	if (!c->rb) {
@@ -600,6 +600,9 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
+	/* the traced window is the one stated: it starts here (everything
+	 * attached, kernel symbols read) and ends at the disarming below */
+	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	start = now_s();
 	end = o->duration ? start + o->duration : 0;
 	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
@@ -619,8 +622,9 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		if (ring_buffer__poll(c->rb, (int)(wait * 1000) + 1) < 0 &&
 		    errno != EINTR)
 			break;
-		if (c->cfi)
-			cfi_work(c->cfi, CFI_BUDGET_MS, keep_up, c);
+		if (c->cfi)	/* not past the end of the capture */
+			cfi_work(c->cfi, end ? fmin(CFI_BUDGET_MS, (end - now_s()) * 1e3) :
+					 CFI_BUDGET_MS, keep_up, c);
 		if (now_s() >= next_drain) {
 			int ms = drain_tick(c);
 
@@ -636,13 +640,13 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 			next_sweep = t + SWEEP_MS / 1000.0;
 		}
 	}
-	c->seconds = now_s() - start;
-	c->user_threads = o->threads == OW_THREADS_ALL ||
-			  o->threads == OW_THREADS_USER;
-	progress_phase(pg, "finishing");
 	/* disarmed first: blocks ending while the waking program is being
 	 * detached would seem to have no waker */
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
+	c->seconds = now_s() - start;	/* what was traced, as stated */
+	c->user_threads = o->threads == OW_THREADS_ALL ||
+			  o->threads == OW_THREADS_USER;
+	progress_phase(pg, "finishing");
 	offwake_bpf__detach(c->skel);
 	ring_buffer__consume(c->rb);
 	if (!err)
@@ -652,6 +656,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	retry_pending(c, true);
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
+	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
 	if (c->cfi)
 		cfi_get_stats(c->cfi, &c->cfi_st);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
@@ -753,4 +758,40 @@ void capture_report_unwind(const struct capture *c)
 	if (st->over_maps)
 		fprintf(stderr, OW_PROG ": warning: %zu mappings beyond %d in one process had no table\n",
 			st->over_maps, OW_UMAPS);
+}
+
+void capture_report_empty(const struct capture *c, const struct capture_opts *o)
+{
+	char filters[256] = "", *f = filters;
+	size_t room = sizeof(filters);
+	int n;
+
+#define ADD(...) do { n = snprintf(f, room, __VA_ARGS__); \
+		      if (n > 0 && (size_t)n < room) { f += n; room -= n; } } while (0)
+	if (o->threads == OW_THREADS_TGID || o->threads == OW_THREADS_TID) {
+		ADD(" %s ", o->threads == OW_THREADS_TGID ? "-p" : "-t");
+		for (size_t i = 0; i < o->nids; i++)
+			ADD("%s%u", i ? "," : "", o->ids[i]);
+	} else if (o->threads != OW_THREADS_ALL) {
+		ADD(" %s", o->threads == OW_THREADS_USER ? "-u" : "-k");
+	}
+	if (o->min_block_us != 1)
+		ADD(" -m %llu", (unsigned long long)o->min_block_us);
+	if (o->max_block_us != UINT64_MAX)
+		ADD(" -M %llu", (unsigned long long)o->max_block_us);
+	if (o->has_state)
+		ADD(" --state %u", o->state);
+#undef ADD
+	if (!c->filtered[OW_F_SWITCHES]) {
+		ow_err("no blocked time matched%s in %.1f s: the threads traced never went off CPU%s",
+		       filters[0] ? filters : " (no filter)", c->seconds,
+		       o->nids ? " (idle, or gone?)" : "");
+		return;
+	}
+	ow_err("no blocked time matched%s in %.1f s: the threads traced went off CPU %llu times; %llu blocks were shorter than -m, %llu longer than -M, %llu switches in other states (--state)",
+	       filters[0] ? filters : " (no filter)", c->seconds,
+	       (unsigned long long)c->filtered[OW_F_SWITCHES],
+	       (unsigned long long)c->filtered[OW_F_SHORT],
+	       (unsigned long long)c->filtered[OW_F_LONG],
+	       (unsigned long long)c->filtered[OW_F_STATE]);
 }

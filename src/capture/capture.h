@@ -47,6 +47,7 @@ struct capture {
 	void *rows;			/* the rows map, mapped */
 	size_t rows_len;
 	uint64_t uw[OW_UW_NR];		/* how user stacks were walked */
+	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
 	struct cfi_stats cfi_st;
 };
 
@@ -60,6 +61,8 @@ void capture_close(struct capture *c);
 
 /* Print the loss counters and their fixes on stderr. */
 void capture_report_losses(const struct capture *c);
+/* Print why nothing was captured: the filters and what they kept out. */
+void capture_report_empty(const struct capture *c, const struct capture_opts *o);
 /* Print how user stacks were walked (--unwind) on stderr. */
 void capture_report_unwind(const struct capture *c);
 

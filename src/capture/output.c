@@ -376,7 +376,9 @@ int output_write(struct output *out, struct capture *c,
 
 	errno = 0;
 	r = write_all(c, o, out->f);
-	if (output_close(out, r != OW_EXIT_FAIL && r != OW_EXIT_USAGE) &&
+	/* kept: a good output, and the SVG that says nothing was captured
+	 * (exit 2 too, as flamegraph.pl's), not one refused by validation */
+	if (output_close(out, r == OW_EXIT_OK || (r == OW_EXIT_USAGE && !c->agg.n)) &&
 	    r == OW_EXIT_OK)
 		r = OW_EXIT_FAIL;
 	return r;

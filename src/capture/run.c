@@ -120,6 +120,8 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_FAIL;
 	}
 	progress_phase(pg, "writing the output");
+	if (!c.agg.n)
+		capture_report_empty(&c, o);
 	r = output_write(&out, &c, o);
 	progress_stop(pg);
 	if (!out.broken_pipe) {

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_capture_cli.sh - the capture command line as offwaketime's users know
+# it: one-letter options are offwaketime's only (a letter it lacks is an
+# error naming it, never a render option's abbreviation), render options
+# by their full names, argparse's abbreviations of our own long options,
+# short errors pointing at --help, --help listing the commands, bcc's
+# --state meaning (any bit), a capture that matched nothing saying why,
+# and the stated duration being the traced one.  The capture cases need
+# root and BPF (SKIP otherwise).
+. "$(dirname "$0")/lib.sh"
+
+# usage errors: exit 2, the offending word named, no render usage flood
+usage_case() {
+	local name=$1 want=$2; shift 2
+	timeout 20 "$OFFWAKE" "$@" > "$TMPD/out" 2> "$TMPD/err"; local st=$?
+	if [ $st -eq 2 ] && grep -q -- "$want" "$TMPD/err" && [ "$(wc -l < "$TMPD/err")" -le 3 ] &&
+	   grep -q -- "--help" "$TMPD/err"; then
+		pass "$name"
+	else
+		fail "$name" "status $st: $(head -c 300 "$TMPD/err")"
+	fi
+}
+usage_case cli_letter_s "unrecognized arguments: -s" -s 5
+usage_case cli_letter_c "unrecognized arguments: -c" -f -c 1
+usage_case cli_letter_n "unrecognized arguments: -n" -n 1
+usage_case cli_letter_r "unrecognized arguments: -r" -r 1
+usage_case cli_render_abbrev "unrecognized arguments: --sub" --sub x 5
+usage_case cli_ambiguous "ambiguous option: --s could match" --s 5
+usage_case cli_bad_long "unrecognized arguments: --bogus" --bogus 5
+usage_case cli_render_bad_value "width" --width=abc 5
+
+"$OFFWAKE" --help > "$TMPD/help" 2>&1
+if grep -qE '^  render ' "$TMPD/help" && grep -qE '^  diff ' "$TMPD/help" &&
+   grep -qE '^  unfold ' "$TMPD/help" && grep -q '^examples:' "$TMPD/help"; then
+	pass cli_help_commands
+else
+	fail cli_help_commands "no commands/examples in --help"
+fi
+
+if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip cli_capture "needs root and kernel BTF"
+	exit 0
+fi
+if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/pingpong" \
+	"$TOP/tests/workloads/pingpong.c" 2> "$TMPD/cc.err"; then
+	fail cli_build "$(head -c 200 "$TMPD/cc.err")"
+	exit 0
+fi
+"$TMPD/pingpong" 60 "$TMPD/tids" & PP=$!
+trap 'kill $PP 2>/dev/null; rm -rf "$TMPD"' EXIT
+for _ in $(seq 50); do [ -s "$TMPD/tids" ] && break; sleep 0.1; done
+
+# render options by their full names, our long options abbreviated
+if "$OFFWAKE" -p $PP --subtitle=cli-sub --stack 4096 -o "$TMPD/sub.svg" 1 2> "$TMPD/sub.err" &&
+   grep -q 'cli-sub' "$TMPD/sub.svg"; then
+	pass cli_full_render_name
+else
+	fail cli_full_render_name "$(head -c 300 "$TMPD/sub.err")"
+fi
+
+# --state 3 = 1|2 (bcc: any bit): the pipe reads (interruptible) are in
+"$OFFWAKE" -f -p $PP --state 3 1 > "$TMPD/st3" 2> /dev/null
+if grep -q '^ow_pong;.*anon_pipe_read' "$TMPD/st3"; then
+	pass cli_state_any_bit
+else
+	fail cli_state_any_bit "--state 3 captured no interruptible sleep"
+fi
+
+# nothing matched: why, on stderr; a valid SVG that says so; exit 2
+"$OFFWAKE" -p $PP -m 100000000 -o "$TMPD/none.svg" 1 2> "$TMPD/none.err"; st=$?
+if [ $st -eq 2 ] &&
+   grep -qE "no blocked time matched -p $PP -m 100000000 in [0-9.]+ s: the threads traced went off CPU [1-9][0-9]* times; [1-9][0-9]* blocks were shorter than -m" "$TMPD/none.err" &&
+   ! grep -q 'flamegraph.pl\|No stack counts' "$TMPD/none.err" &&
+   grep -q 'No blocked time matched' "$TMPD/none.svg" && ! grep -q flamegraph.pl "$TMPD/none.svg" &&
+   { ! command -v xmllint > /dev/null || xmllint --noout "$TMPD/none.svg"; }; then
+	pass cli_nothing_matched
+else
+	fail cli_nothing_matched "status $st: $(head -c 400 "$TMPD/none.err")"
+fi
+"$OFFWAKE" -f -p $PP --state 2 1 > "$TMPD/none.f" 2> "$TMPD/none2.err"; st=$?
+if [ $st -eq 0 ] && [ ! -s "$TMPD/none.f" ] &&
+   grep -qE '[1-9][0-9]* switches in other states \(--state\)' "$TMPD/none2.err"; then
+	pass cli_nothing_matched_state
+else
+	fail cli_nothing_matched_state "status $st: $(head -c 300 "$TMPD/none2.err")"
+fi
+
+# the stated duration is the traced one: ow_pong is blocked nearly all the
+# time, so its blocked time is at most the duration the subtitle states
+# (it was 6.4 s for "3 s" on a loaded machine: loading was traced too)
+"$OFFWAKE" -p $PP -o "$TMPD/d.svg" 2 2> /dev/null
+"$OFFWAKE" -f -p $PP 2 > "$TMPD/d.f" 2> /dev/null
+secs=$(grep -o '[0-9.]* s, Linux' "$TMPD/d.svg" | head -1 | cut -d' ' -f1)
+us=$(grep '^ow_pong;.*anon_pipe_read' "$TMPD/d.f" | awk '{ s += $NF } END { print s + 0 }')
+if [ -n "$secs" ] && awk -v s="$secs" -v u="$us" 'BEGIN { exit !(s >= 1.9 && s <= 2.3 && u >= 1.0e6 && u <= 2.3e6) }'; then
+	pass "cli_duration_true (subtitle $secs s, ow_pong blocked $us us in a 2 s capture)"
+else
+	fail cli_duration_true "subtitle '$secs' s, ow_pong blocked $us us in a 2 s capture"
+fi

@@ -19,7 +19,8 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
-LDLIBS   := -lbpf -ldw -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0)
+LDLIBS   := -lbpf -ldw -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
+	    -lprotobuf-c -ljson-c
 
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -30,7 +31,9 @@ RENDER_SRC := $(wildcard render/*.c)
 RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js.o \
 	      $(OUT)/render/palettes_data.o
 SRC        := $(wildcard src/*.c src/*/*.c)
-SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o)
+# pprof's message: C generated from our profile.proto by protoc-c
+PROTO_GEN  := $(OUT)/gen/profile.pb-c.h
+SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o) $(OUT)/gen/profile.pb-c.o
 SRC_HDR    := $(wildcard src/*.h src/*/*.h)
 BPF_SRC    := $(wildcard bpf/*.bpf.c)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
@@ -68,9 +71,16 @@ $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
 # src/ sees the renderer through render/fg.h only (tests/t_layout.sh checks).
-$(OUT)/src/%.o: src/%.c $(SRC_HDR) render/*.h $(BPF_SKEL)
+$(OUT)/src/%.o: src/%.c $(SRC_HDR) render/*.h $(BPF_SKEL) $(PROTO_GEN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc -Ibpf $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
+	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
+
+# The pprof export's profile.proto, compiled by protoc-c (protobuf-c-compiler).
+$(OUT)/gen/profile.pb-c.c $(OUT)/gen/profile.pb-c.h: src/reports/profile.proto
+	@mkdir -p $(OUT)/gen
+	protoc-c --proto_path=src/reports --c_out=$(OUT)/gen $<
+$(OUT)/gen/profile.pb-c.o: $(OUT)/gen/profile.pb-c.c $(PROTO_GEN)
+	$(CC) $(CFLAGS) -I$(OUT)/gen -c $< -o $@
 
 $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS)
@@ -78,7 +88,7 @@ $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 # Build dependencies (Debian package names); installed when missing.
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
-	libclang-rt-14-dev libdw-dev
+	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev
 deps:
 	@sh tests/deps.sh $(DEPS)
 

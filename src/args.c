@@ -3,7 +3,8 @@
  * args.c - the capture command line: every offwaketime option with
  * argparse's rules and messages (exact long names, bundled short flags,
  * attached values, mutually exclusive groups, exit status 2), plus -o,
- * --text, GNU --help/--version.  Every argument that is not ours (render
+ * --text, --format (and the format -o FILE's extension names), GNU
+ * --help/--version.  Every argument that is not ours (render
  * options such as --title or --width, and operands) goes, in order, to the
  * renderer's own parser, fg_options_parse(); the operand left over is the
  * DURATION.
@@ -12,12 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "common/util.h"
+#include "reports/export.h"
 
 #define USAGE_LINE \
 	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \
-	"                   [-U | -K] [-d] [-f | --text] [--stack-storage-size N]\n" \
+	"                   [-U | -K] [-d] [-f | --text | --format FMT]\n" \
+	"                   [--stack-storage-size N]\n" \
 	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
 	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
 	"                   [RENDER OPTIONS] [DURATION]\n" \
@@ -55,6 +59,10 @@ static const char help_text[] =
 	"  -d, --delimited       insert delimiter between kernel/user stacks\n"
 	"  -f, --folded          output folded format (as offwaketime -f)\n"
 	"  --text                output offwaketime's multi-line text format\n"
+	"  --format svg|folded|pprof|speedscope  what to write (default svg, or\n"
+	"                        by -o FILE's extension: .svg, .folded, .pb.gz,\n"
+	"                        .speedscope.json); pprof is gzipped\n"
+	"                        profile.proto, not written to a terminal\n"
 	"  --stack-storage-size N  the number of unique stack traces the kernel\n"
 	"                        side remembers having sent (default 131072);\n"
 	"                        more are sent again, nothing is lost\n"
@@ -178,7 +186,7 @@ struct opt {
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
-	O_QUIET, O_UNWIND, O_UNWIND_MB,
+	O_QUIET, O_UNWIND, O_UNWIND_MB, O_FORMAT,
 };
 
 static const struct opt opts[] = {
@@ -201,6 +209,7 @@ static const struct opt opts[] = {
 	{ 'q', "quiet", false, O_QUIET },
 	{ 0, "unwind", true, O_UNWIND },
 	{ 0, "unwind-memory", true, O_UNWIND_MB },
+	{ 0, "format", true, O_FORMAT },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -224,7 +233,7 @@ static int group_of(int id)
 		return 1;
 	case O_USTK: case O_KSTK:
 		return 2;
-	case O_FOLDED: case O_TEXT:
+	case O_FOLDED: case O_TEXT: case O_FORMAT:
 		return 3;
 	}
 	return 0;
@@ -233,6 +242,28 @@ static int group_of(int id)
 struct parse_state {
 	const struct opt *seen[4];	/* per group, the option given */
 };
+
+/* --format's names (export.h) as outputs */
+static const enum ow_output output_of[] = {
+	[EXPORT_SVG] = OW_OUT_SVG, [EXPORT_FOLDED] = OW_OUT_FOLDED,
+	[EXPORT_PPROF] = OW_OUT_PPROF, [EXPORT_SPEEDSCOPE] = OW_OUT_SPEEDSCOPE,
+};
+
+/* -o FILE without -f, --text or --format: the format its extension names
+ * (.svg, .folded, .pb.gz, .speedscope.json; else the SVG).  Binary pprof
+ * is not written to a terminal. */
+static int pick_format(struct capture_opts *o, const struct parse_state *ps)
+{
+	int f;
+
+	if (o->out_file && !ps->seen[3] && (f = export_format_by_path(o->out_file)) >= 0)
+		o->output = output_of[f];
+	if (o->output == OW_OUT_PPROF && !o->out_file && isatty(STDOUT_FILENO))
+		return usage_error("argument --format: not writing binary pprof to a terminal%s%s",
+				   " (use -o FILE.pb.gz or redirect it)", "");
+	return 0;
+}
+
 
 static int apply(struct capture_opts *o, struct parse_state *ps,
 		 const struct opt *p, const char *val)
@@ -319,6 +350,12 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		break;
 	case O_UNWIND_MB:
 		r = int_arg(name, val, 65536, true, &o->unwind_mb);
+		break;
+	case O_FORMAT:
+		if (export_format_by_name(val) < 0)
+			return usage_error("argument %s: invalid choice: '%s' (choose from 'svg', 'folded', 'pprof', 'speedscope')",
+					   name, val);
+		o->output = output_of[export_format_by_name(val)];
 		break;
 	}
 	return r;
@@ -491,6 +528,8 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 		r = int_arg("duration", rest[0], UINT32_MAX, true, &v);
 		o->duration = v;
 	}
+	if (!r)
+		r = pick_format(o, &ps);
 	o->subtitle_set = o->fg.subtitle != auto_subtitle;
 	free(rest);
 	return r;

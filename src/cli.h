@@ -27,7 +27,12 @@ enum ow_output {
 	OW_OUT_SVG,
 	OW_OUT_FOLDED,		/* -f */
 	OW_OUT_TEXT,		/* --text */
+	OW_OUT_PPROF,		/* --format=pprof */
+	OW_OUT_SPEEDSCOPE,	/* --format=speedscope */
 };
+/* The outputs made from one stack set (keys that differ only in pids are
+ * summed), not line by line as offwaketime prints them. */
+#define OW_OUT_STACK_SET(out) ((out) == OW_OUT_SVG || (out) >= OW_OUT_PPROF)
 
 /* How user stacks are walked (--unwind). */
 enum ow_unwind {

@@ -586,7 +586,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->merge = o->output == OW_OUT_SVG;
+	c->merge = OW_OUT_STACK_SET(o->output);
 	c->pm = procmaps_new();
 	if (!c->pm) {
 		ow_err("starting the capture: %s", strerror(ENOMEM));

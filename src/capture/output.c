@@ -17,6 +17,8 @@
  *   (fg_stacks_add, no text round trip) and fg_render() draws them; there
  *   the capture summed keys that differ only in pids (or in stacks that
  *   symbolise to the same names) into one line already.
+ * --format=pprof|speedscope: the same stack set, written by the exporters
+ *   (reports/export.h), with the capture's parameters as pprof comments.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
@@ -33,10 +35,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include "fold.h"
 #include "output.h"
 #include "common/util.h"
+#include "reports/export.h"
 
 #define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
 
@@ -203,30 +207,16 @@ static void text_header(FILE *out, const struct capture_opts *o)
 	fputc('\n', out);
 }
 
-static int render_svg(struct capture *c, const struct capture_opts *o,
-		      FILE *out)
+/* The -f lines as a stack set (SVG, pprof, speedscope); NULL after a
+ * message naming what. */
+static struct fg_stacks *stack_set(struct capture *c, const struct capture_opts *o,
+				   const char *what)
 {
 	static const char *fr[MAX_LINE_FRAMES];
 	static size_t lens[MAX_LINE_FRAMES];
-	struct fg_options fg = o->fg;
 	struct fg_stacks *s = fg_stacks_new();
-	char subtitle[512], what[256];
-	struct utsname u;
-	int r;
 
-	if (!s) {
-		ow_err("rendering the SVG: out of memory");
-		return OW_EXIT_FAIL;
-	}
-	if (!o->subtitle_set) {
-		thread_context(o, what, sizeof(what));
-		uname(&u);
-		snprintf(subtitle, sizeof(subtitle),
-			 "%s, %s stacks, %.1f s, Linux %s", what, stack_kind(o),
-			 c->seconds, u.release);
-		fg.subtitle = subtitle;
-	}
-	for (size_t i = 0; i < c->agg.n; i++) {
+	for (size_t i = 0; s && i < c->agg.n; i++) {
 		const struct agg_entry *e = &c->agg.ent[i];
 		struct parts p;
 		size_t nf;
@@ -234,10 +224,33 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 		entry_parts(&c->fo, e, &p);
 		nf = line_frames(&p, o->delimited, fr, lens);
 		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
-			ow_err("rendering the SVG: %s", fg_strerror(errno));
 			fg_stacks_free(s);
-			return OW_EXIT_FAIL;
+			s = NULL;
 		}
+	}
+	if (!s)
+		ow_err("%s: %s", what, fg_strerror(errno ? errno : ENOMEM));
+	return s;
+}
+
+static int render_svg(struct capture *c, const struct capture_opts *o,
+		      FILE *out)
+{
+	struct fg_options fg = o->fg;
+	struct fg_stacks *s = stack_set(c, o, "rendering the SVG");
+	char subtitle[512], what[256];
+	struct utsname u;
+	int r;
+
+	if (!s)
+		return OW_EXIT_FAIL;
+	if (!o->subtitle_set) {
+		thread_context(o, what, sizeof(what));
+		uname(&u);
+		snprintf(subtitle, sizeof(subtitle),
+			 "%s, %s stacks, %.1f s, Linux %s", what, stack_kind(o),
+			 c->seconds, u.release);
+		fg.subtitle = subtitle;
 	}
 	r = fg_render(&fg, s, out);
 	fg_stacks_free(s);
@@ -286,11 +299,56 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 	return OW_EXIT_OK;
 }
 
+/* --format=pprof|speedscope: the stack set, what was traced as comments. */
+static int write_export(struct capture *c, const struct capture_opts *o,
+			FILE *out)
+{
+	char com[6][640], title[512];
+	const char *comments[6];
+	struct export_info info = {
+		.countname = o->fg.countname, .name = title, .comments = comments,
+		.ncomments = 6, .duration_nanos = c->seconds * 1e9,
+		.time_nanos = (int64_t)time(NULL) * 1000000000 - (int64_t)(c->seconds * 1e9),
+	};
+	struct fg_stacks *s = stack_set(c, o, "writing the profile");
+	struct utsname u;
+	int r;
+
+	if (!s)
+		return OW_EXIT_FAIL;
+	uname(&u);
+	snprintf(com[0], sizeof(com[0]), "%s %s: off-wake time (blocked time by off-CPU and waker stack)",
+		 OW_PROG, OFFWAKE_VERSION);
+	thread_context(o, title, sizeof(title));
+	snprintf(com[1], sizeof(com[1]), "traced: %s, %s stacks%s", title, stack_kind(o),
+		 o->delimited ? ", delimited" : "");
+	snprintf(com[2], sizeof(com[2]), "duration: %.1f s", c->seconds);
+	snprintf(com[3], sizeof(com[3]), "block time: at least %llu us", (unsigned long long)o->min_block_us);
+	if (o->max_block_us != UINT64_MAX)
+		snprintf(com[3] + strlen(com[3]), sizeof(com[3]) - strlen(com[3]), ", at most %llu us",
+			 (unsigned long long)o->max_block_us);
+	if (o->has_state)
+		snprintf(com[4], sizeof(com[4]), "state mask: %u", o->state);
+	else
+		snprintf(com[4], sizeof(com[4]), "state mask: any");
+	snprintf(com[5], sizeof(com[5]), "kernel: Linux %s %s", u.release, u.machine);
+	for (int i = 0; i < 6; i++)
+		comments[i] = com[i];
+	snprintf(title + strlen(title), sizeof(title) - strlen(title), ", %.1f s, Linux %s",
+		 c->seconds, u.release);
+	r = export_write(o->output == OW_OUT_PPROF ? EXPORT_PPROF : EXPORT_SPEEDSCOPE, s,
+			 &info, out, "writing the profile");
+	fg_stacks_free(s);
+	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
+}
+
 static int write_all(struct capture *c, const struct capture_opts *o,
 		     FILE *out)
 {
 	if (o->output == OW_OUT_SVG)
 		return render_svg(c, o, out);
+	if (OW_OUT_STACK_SET(o->output))
+		return write_export(c, o, out);
 	return write_lines(c, o, out);
 }
 

@@ -10,7 +10,7 @@
  */
 #include "diff.h"
 #include "fg.h"
-#include "unfold.h"
+#include "profile_load.h"
 #include "common/htab.h"
 #include "common/util.h"
 
@@ -55,67 +55,16 @@ struct table {
 
 /* ---- reading a profile ----------------------------------------------- */
 
-/* A stream that gives back the bytes read to sniff the format first. */
-struct peek {
-	FILE *f;
-	char head[512];
-	size_t n, off;
-};
-
-static ssize_t peek_read(void *cookie, char *buf, size_t size)
-{
-	struct peek *p = cookie;
-
-	if (p->off < p->n) {
-		size_t k = p->n - p->off < size ? p->n - p->off : size;
-		memcpy(buf, p->head + p->off, k);
-		p->off += k;
-		return k;
-	}
-	size_t got = fread(buf, 1, size, p->f);
-	return got || !ferror(p->f) ? (ssize_t)got : -1;
-}
-
-static int add_unfolded(void *ctx, const char *const *frames, const size_t *lens,
-			size_t n, uint64_t count)
-{
-	if (fg_stacks_add(ctx, frames, lens, n, count) >= 0)
-		return 0;
-	ow_err("diff: reading the stacks: %s", fg_strerror(errno));
-	return -1;
-}
-
 /* A folded file or a flame graph SVG (by content), "-": standard input. */
 static struct fg_stacks *load(const char *name)
 {
-	FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin;
-	cookie_io_functions_t io = { .read = peek_read };
-	struct peek pk = { .f = f };
-	struct fg_stacks *s = NULL;
-	FILE *in = NULL;
-	int ret = -1;
+	struct fg_stacks *s = fg_stacks_new();
 
-	if (!f) {
-		ow_err("diff: %s: %s", name, strerror(errno));
+	if (!s) {
+		ow_err("diff: %s: out of memory", name);
 		return NULL;
 	}
-	pk.n = fread(pk.head, 1, sizeof(pk.head), f);
-	s = fg_stacks_new();
-	in = fopencookie(&pk, "r", io);
-	if (!s || !in)
-		ow_err("diff: %s: out of memory", name);
-	else if (unfold_is_svg(pk.head, pk.n))
-		ret = unfold_read(in, "diff", name, add_unfolded, s);
-	else if ((ret = fg_stacks_read(s, in, name)))
-		ow_err("diff: %s%s: %s", errno == ENOMEM ? "reading " : "", name, fg_strerror(errno));
-	if (!ret && fg_stacks_ignored(s))
-		ow_err("diff: %s: ignored %zu lines with invalid format", name,
-		       fg_stacks_ignored(s));
-	if (in)
-		fclose(in);
-	if (f != stdin)
-		fclose(f);
-	if (ret) {
+	if (profile_load(s, "diff", name)) {
 		fg_stacks_free(s);
 		return NULL;
 	}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * convert.c - "offwake-svg convert": read profiles (folded files or flame
+ * graph SVGs, by content: profile_load.c; standard input without FILE)
+ * into one stack set and write it as pprof, speedscope JSON or folded
+ * text (export.c).  The format is --format's, else -o FILE's extension.
+ * -o writes atomically (fg_outfile); binary pprof is not written to a
+ * terminal.
+ */
+#include "convert.h"
+#include "export.h"
+#include "profile_load.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD "convert"
+
+static void usage(FILE *f)
+{
+	fputs("usage: " OW_PROG " convert [--format=pprof|speedscope|folded] [-o FILE]\n"
+	      "                   [--countname=UNIT] [--name=NAME] [FILE...]\n"
+	      "\n"
+	      "Convert profiles (folded stacks, or flame graph SVGs, which are read\n"
+	      "back as \"" OW_PROG " unfold\" does; standard input without FILE) to\n"
+	      "pprof (gzipped profile.proto: go tool pprof, Pyroscope, Parca),\n"
+	      "speedscope's JSON, or folded text.  Several FILEs are added together.\n"
+	      "\n"
+	      "  -F, --format=FMT   pprof, speedscope or folded; default: from -o FILE's\n"
+	      "                     extension (.pb.gz, .speedscope.json, .folded)\n"
+	      "  -f                 --format=folded\n"
+	      "  -o, --output=FILE  write to FILE (atomically) instead of standard output\n"
+	      "  --countname=UNIT   what the counts are: us (default), ns, ms, s,\n"
+	      "                     samples, bytes, or any name (pprof's sample unit)\n"
+	      "  --name=NAME        the profile's name in speedscope\n"
+	      "  -h, --help         show this help and exit\n"
+	      "\n"
+	      "Binary pprof is not written to a terminal: use -o FILE.pb.gz or a redirect.\n", f);
+}
+
+static int usage_error(const char *what, const char *why)
+{
+	ow_err(CMD ": %s: %s", what, why);
+	fputs("Try '" OW_PROG " convert --help' for more information.\n", stderr);
+	return OW_EXIT_USAGE;
+}
+
+struct conv {
+	int format;		/* -1: not given */
+	const char *out;
+	struct export_info info;
+};
+
+static int parse(struct conv *c, int argc, char **argv, int *first)
+{
+	static const struct option lopts[] = {
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "countname", required_argument, NULL, 'c' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char bad[64];
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":F:fo:h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'F':
+			c->format = export_format_by_name(optarg);
+			if (c->format < 0)
+				return usage_error(argv[optind - 1][1] == '-' ? "--format" : "-F",
+						   "unknown format (choose from pprof, speedscope, folded)");
+			if (c->format == EXPORT_SVG)
+				return usage_error("--format=svg", "an SVG is what \"" OW_PROG
+						   " render\" makes");
+			break;
+		case 'f':
+			c->format = EXPORT_FOLDED;
+			break;
+		case 'o':
+			c->out = optarg;
+			break;
+		case 'c':
+			c->info.countname = optarg;
+			break;
+		case 'n':
+			c->info.name = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			return usage_error(argv[optind - 1], "expects a value");
+		default:
+			if (optopt)
+				snprintf(bad, sizeof(bad), "-%c", optopt);
+			else
+				snprintf(bad, sizeof(bad), "%.60s", argv[optind - 1]);
+			return usage_error(bad, "unknown option");
+		}
+	}
+	if (c->format < 0 && c->out) {
+		c->format = export_format_by_path(c->out);
+		if (c->format == EXPORT_SVG)
+			return usage_error(c->out, "an SVG is what \"" OW_PROG " render\" makes");
+		if (c->format < 0)
+			return usage_error(c->out, "no format: give --format or name the file "
+					   "*.pb.gz, *.speedscope.json or *.folded");
+	}
+	if (c->format < 0)
+		return usage_error("--format", "missing (pprof, speedscope or folded)");
+	*first = optind;
+	return 0;
+}
+
+int convert_main(int argc, char **argv)
+{
+	struct conv c = { .format = -1 };
+	struct fg_outfile of;
+	struct fg_stacks *s;
+	FILE *out = stdout;
+	int first, r;
+	char what[300];
+
+	if ((r = parse(&c, argc, argv, &first)))
+		return r == 1 ? OW_EXIT_OK : r;
+	if (!c.out && export_format_is_binary(c.format) && isatty(STDOUT_FILENO))
+		return usage_error("standard output is a terminal",
+				   "not writing binary pprof there (use -o FILE.pb.gz or redirect it)");
+	if (!(s = fg_stacks_new())) {
+		ow_err(CMD ": reading the input: out of memory");
+		return OW_EXIT_FAIL;
+	}
+	for (int i = first; i < argc || (i == first && first == argc); i++)
+		if (profile_load(s, CMD, i < argc ? argv[i] : "-")) {
+			fg_stacks_free(s);
+			return OW_EXIT_FAIL;
+		}
+	if (!fg_stacks_lines(s)) {
+		fg_stacks_free(s);
+		ow_err(CMD ": no stack counts found in the input");
+		return OW_EXIT_USAGE;
+	}
+	if (c.out) {
+		if (fg_outfile_open(&of, c.out, 0)) {
+			ow_err(CMD ": %s: %s", c.out, fg_outfile_strerror(&of, errno));
+			fg_stacks_free(s);
+			return OW_EXIT_FAIL;
+		}
+		out = of.f;
+	}
+	snprintf(what, sizeof(what), CMD ": writing %s", c.out ? c.out : "standard output");
+	r = export_write(c.format, s, &c.info, out, what);
+	fg_stacks_free(s);
+	if (c.out) {
+		if (fg_outfile_close(&of, !r) && !r) {
+			ow_err(CMD ": %s: %s", c.out, fg_strerror(errno));
+			r = -1;
+		}
+	} else if (!r && (fflush(out) || ferror(out))) {
+		if (errno != EPIPE)
+			ow_err(CMD ": writing standard output: %s", fg_strerror(errno ? errno : EIO));
+		r = -1;
+	}
+	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * export.h - writing a stack set in the formats other tools read: folded
+ * text, pprof (gzipped profile.proto: go tool pprof, Pyroscope, Parca,
+ * Cloud Profiler) and speedscope's JSON.  Used by "offwake-svg convert"
+ * (convert.c) and by the capture's --format (capture/output.c).  The SVG
+ * is the renderer's own (fg_render); it is listed here so that one table
+ * names every format and file extension.
+ */
+#ifndef OW_EXPORT_H
+#define OW_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "fg.h"
+
+enum export_format {
+	EXPORT_SVG,
+	EXPORT_FOLDED,
+	EXPORT_PPROF,
+	EXPORT_SPEEDSCOPE,
+};
+
+/* A format by name ("pprof"); -1 when unknown. */
+int export_format_by_name(const char *name);
+/* A format by a file name's extension (".pb.gz"); -1 when none matches. */
+int export_format_by_path(const char *path);
+/* The name of a format; "svg|folded|pprof|speedscope" for messages. */
+const char *export_format_name(enum export_format f);
+extern const char export_format_names[];
+/* Binary formats are not written to a terminal. */
+int export_format_is_binary(enum export_format f);
+
+/* What the stacks are and where they came from. */
+struct export_info {
+	const char *countname;	/* the unit of the counts, as --countname:
+				 * "us" (NULL: microseconds), "ns", "ms",
+				 * "s", "samples", or any name */
+	const char *name;	/* the profile's name (speedscope), or NULL */
+	const char *const *comments;	/* pprof comments (capture parameters) */
+	size_t ncomments;
+	int64_t time_nanos;	/* when the capture started, 0: unknown */
+	int64_t duration_nanos;	/* how long it ran, 0: unknown */
+};
+
+/*
+ * Write the stacks in format f (not EXPORT_SVG) to out.  Returns 0, or -1
+ * after printing "offwake-svg: WHAT: why" (errno EPIPE: nothing printed,
+ * the reader went away).
+ */
+int export_write(enum export_format f, struct fg_stacks *s,
+		 const struct export_info *info, FILE *out, const char *what);
+
+/* The sample type an export_info's countname gives: pprof's type and unit,
+ * speedscope's unit ("none" when it has no such unit). */
+struct export_unit {
+	const char *type, *unit, *speedscope;
+};
+struct export_unit export_unit_of(const char *countname);
+
+/* The writers, for export_write(). */
+int export_pprof(struct fg_stacks *s, const struct export_info *info, FILE *out,
+		 const char *what);
+int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE *out,
+		      const char *what);
+int export_folded(struct fg_stacks *s, FILE *out, const char *what);
+
+#endif

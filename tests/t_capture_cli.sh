@@ -30,6 +30,14 @@ usage_case cli_ambiguous "ambiguous option: --s could match" --s 5
 usage_case cli_bad_long "unrecognized arguments: --bogus" --bogus 5
 usage_case cli_render_bad_value "width" --width=abc 5
 
+# maps that would not fit the machine are refused before tracing, with
+# the memory they would need (2147483647 slots took 16 GiB silently)
+if [ "$(id -u)" = 0 ]; then
+	usage_case cli_storage_too_big "stack-storage-size 2147483647: its map would take 16.0 GiB" \
+		--stack-storage-size 2147483647 1
+	usage_case cli_unwind_memory_too_big "unwind-memory 65536: 64.0 GiB" --unwind-memory 65536 1
+fi
+
 "$OFFWAKE" --help > "$TMPD/help" 2>&1
 if grep -qE '^  render ' "$TMPD/help" && grep -qE '^  diff ' "$TMPD/help" &&
    grep -qE '^  unfold ' "$TMPD/help" && grep -q '^examples:' "$TMPD/help"; then

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include "capture.h"
 #include "cli.h"
@@ -60,6 +61,38 @@ static void end_on_hangup(void)
 }
 
 /* Each -p id must be a process, each -t id a thread; else exit status 2. */
+/*
+ * Maps sized by options must fit the machine: --stack-storage-size
+ * 2147483647 took 16 GiB of kernel memory without a word.  A quarter of
+ * the RAM at most for each; the message says what it would need.
+ */
+static int check_memory(const struct capture_opts *o)
+{
+	uint64_t slots = 1, ram, need;
+	struct sysinfo si;
+
+	if (sysinfo(&si))
+		return 0;
+	ram = (uint64_t)si.totalram * si.mem_unit;
+	while (slots < o->stack_storage_size)	/* as the capture rounds */
+		slots *= 2;
+	need = slots * sizeof(uint64_t);
+	if (need > ram / 4) {
+		ow_err("--stack-storage-size %u: its map would take %.1f GiB of kernel memory (%llu slots of 8 bytes), more than a quarter of this machine's %.1f GiB",
+		       o->stack_storage_size, need / 1073741824.0,
+		       (unsigned long long)slots, ram / 1073741824.0);
+		return -1;
+	}
+	need = o->unwind_mb << 20;
+	if (o->unwind != OW_UNWIND_FP && need > ram / 4) {
+		ow_err("--unwind-memory %llu: %.1f GiB of kernel memory for unwind tables is more than a quarter of this machine's %.1f GiB",
+		       (unsigned long long)o->unwind_mb, need / 1073741824.0,
+		       ram / 1073741824.0);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_ids(const struct capture_opts *o)
 {
 	bool pid = o->threads == OW_THREADS_TGID;
@@ -103,7 +136,7 @@ int capture_main(struct capture_opts *o)
 	struct capture c;
 	int r;
 
-	if (check_ids(o))
+	if (check_ids(o) || check_memory(o))
 		return OW_EXIT_USAGE;
 	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
 	 * a long capture whose data would be lost */

@@ -48,6 +48,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,6 +80,54 @@
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
 static volatile sig_atomic_t stop;
+
+/*
+ * The end of a capture with a DURATION, exact: a thread sleeps until then
+ * and disarms the programs itself, whatever the main loop is busy with
+ * (symbolising a burst of new stacks, reading a large ELF file), which
+ * once made a "1 s" capture trace 1.7 s.
+ */
+struct ender {
+	pthread_t thread;
+	struct offwake_bpf *skel;
+	struct timespec at;	/* CLOCK_MONOTONIC */
+	double ended;		/* when it disarmed, 0: not (yet) */
+};
+
+static double now_s(void);
+
+static void *end_at(void *arg)
+{
+	struct ender *e = arg;
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &e->at, NULL) == EINTR)
+		;
+	__atomic_store_n(&e->skel->bss->armed, 0, __ATOMIC_RELEASE);
+	e->ended = now_s();	/* read after the join */
+	stop = 1;
+	return NULL;
+}
+
+/* Start the ender for start + seconds; 0, or -1 (the loop ends it then). */
+static int ender_start(struct ender *e, struct offwake_bpf *skel, double start,
+		       uint64_t seconds)
+{
+	double at = start + seconds;
+
+	e->skel = skel;
+	e->at.tv_sec = (time_t)at;
+	e->at.tv_nsec = (long)((at - (double)e->at.tv_sec) * 1e9);
+	e->ended = 0;
+	return pthread_create(&e->thread, NULL, end_at, e) ? -1 : 0;
+}
+
+/* Stop the ender (SIGINT may come first); when it disarmed, or 0. */
+static double ender_stop(struct ender *e)
+{
+	pthread_cancel(e->thread);	/* clock_nanosleep: a cancellation point */
+	pthread_join(e->thread, NULL);
+	return e->ended;
+}
 
 static void on_signal(int sig)
 {
@@ -581,7 +630,9 @@ static void name_hidden(struct capture *c)
 int capture_run(struct capture *c, const struct capture_opts *o,
 		struct progress *pg)
 {
-	double start, end, next_drain, next_status, next_sweep;
+	double start, end, next_drain, next_status, next_sweep, ended = 0;
+	struct ender ender;
+	bool timed;
 	unsigned file_idle = env_uint("OFFWAKE_FILE_IDLE", FILE_IDLE);
 	int err = 0;
 
@@ -604,6 +655,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	 * attached, kernel symbols read) and ends at the disarming below */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	start = now_s();
+	timed = o->duration && !ender_start(&ender, c->skel, start, o->duration);
 	end = o->duration ? start + o->duration : 0;
 	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
 	next_status = start;
@@ -642,8 +694,10 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	}
 	/* disarmed first: blocks ending while the waking program is being
 	 * detached would seem to have no waker */
+	if (timed)
+		ended = ender_stop(&ender);
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
-	c->seconds = now_s() - start;	/* what was traced, as stated */
+	c->seconds = (ended ? ended : now_s()) - start;	/* what was traced */
 	c->user_threads = o->threads == OW_THREADS_ALL ||
 			  o->threads == OW_THREADS_USER;
 	progress_phase(pg, "finishing");

@@ -76,9 +76,9 @@ $(OUT)/src/%.o: src/%.c $(SRC_HDR) render/*.h $(BPF_SKEL) $(PROTO_GEN)
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
 
 # The pprof export's profile.proto, compiled by protoc-c (protobuf-c-compiler).
-$(OUT)/gen/profile.pb-c.c $(OUT)/gen/profile.pb-c.h: src/reports/profile.proto
+$(OUT)/gen/profile.pb-c.c $(OUT)/gen/profile.pb-c.h: src/export/profile.proto
 	@mkdir -p $(OUT)/gen
-	protoc-c --proto_path=src/reports --c_out=$(OUT)/gen $<
+	protoc-c --proto_path=src/export --c_out=$(OUT)/gen $<
 $(OUT)/gen/profile.pb-c.o: $(OUT)/gen/profile.pb-c.c $(PROTO_GEN)
 	$(CC) $(CFLAGS) -I$(OUT)/gen -c $< -o $@
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "common/util.h"
-#include "reports/export.h"
+#include "export/export.h"
 
 #define USAGE_LINE \
 	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \

@@ -14,13 +14,20 @@ _offwake_svg()
 	local capture="-p --pid -t --tid -u --user-threads-only -k --kernel-threads-only
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
-		-q --quiet -h --help --version"
+		-q --quiet -h --help --version --format"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
 		return ;;
 	--bgcolors)
 		COMPREPLY=($(compgen -W "yellow blue green grey" -- "$cur"))
+		return ;;
+	--format|-F)
+		COMPREPLY=($(compgen -W "svg folded pprof speedscope" -- "$cur"))
+		return ;;
+	--countname)
+		[ "${COMP_WORDS[1]}" = convert ] &&
+			COMPREPLY=($(compgen -W "us ns ms s samples bytes" -- "$cur"))
 		return ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
@@ -30,6 +37,13 @@ _offwake_svg()
 		return ;;
 	esac
 	case ${COMP_WORDS[1]} in
+	convert)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--format -F -f -o --output --countname --name --help" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return ;;
 	render|diff|unfold)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "$render" -- "$cur"))
@@ -39,7 +53,7 @@ _offwake_svg()
 		return ;;
 	esac
 	if [ "$COMP_CWORD" -eq 1 ] && [[ $cur != -* ]]; then
-		COMPREPLY=($(compgen -W "render diff unfold" -- "$cur"))
+		COMPREPLY=($(compgen -W "render diff unfold convert" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W "$capture $render" -- "$cur"))
 	fi

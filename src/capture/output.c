@@ -40,7 +40,7 @@
 #include "fold.h"
 #include "output.h"
 #include "common/util.h"
-#include "reports/export.h"
+#include "export/export.h"
 
 #define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
 

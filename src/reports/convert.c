@@ -8,7 +8,7 @@
  * terminal.
  */
 #include "convert.h"
-#include "export.h"
+#include "export/export.h"
 #include "profile_load.h"
 #include "common/util.h"
 

@@ -8,6 +8,10 @@
 # the time of token interning alone (tests/bench/intern_floor.c), then
 # inputs made against the sort's pivots and the token hash beside benign
 # ones of the same size (tests/bench/mkqs_adversary.c; target ratio <= 3).
+# On 10k and 100k lines, "offwake-svg convert" to folded, pprof and
+# speedscope beside the render time (issue 20); convert to folded reads the
+# same stack set and writes it back as text, so pprof - folded and
+# speedscope - folded are what encoding (protobuf-c + zlib, json-c) costs.
 #
 # Environment:
 #   BENCH_BIG=0          skip the 1M-line (1 GB) input
@@ -150,6 +154,13 @@ for n in "${sizes[@]}"; do
 		measure "$B/npmfg.svg" "${NPMFG_CMD[@]}" -f "$in"; record "$n" npm-flamegraph
 	fi
 	rm -f "$B"/*.svg
+	if [ "$n" -le 100000 ]; then
+		for f in folded pprof speedscope; do
+			measure "$B/export.out" "$OURS" convert --format=$f "$in"; record "$n" "convert-$f"
+			[ "$M_ST" -eq 0 ] && OUTSIZE[$n/$f]=$(stat -c %s "$B/export.out")
+		done
+		rm -f "$B/export.out"
+	fi
 done
 
 # ---- report ---------------------------------------------------------------------
@@ -215,6 +226,25 @@ for n in "${sizes[@]}"; do
 		"$(ratio "${WALL[$n/offwake-svg]:-}" "${INTERN[$n]}")"
 done
 [ -z "$FGPL" ] && echo "flamegraph.pl was not measured (set FLAMEGRAPH_PL=/path/to/flamegraph.pl)."
+
+echo
+echo "export (offwake-svg convert, issue 20) beside render, same input; encoding = the format's"
+echo "time minus convert to folded (same reading and stack set, text written back)"
+printf '%-9s %-11s %-9s %-9s %-12s %-14s %-18s %-10s\n' lines format wall_s out_MB /render /convert-folded 'encoding_s(share)' peakRSS_MB
+for n in "${sizes[@]}"; do
+	[ "$n" -le 100000 ] || continue
+	fo=${WALL[$n/convert-folded]:-fail}
+	for f in folded pprof speedscope; do
+		w=${WALL[$n/convert-$f]:-fail}
+		enc=-
+		[ "$w" != fail ] && [ "$fo" != fail ] && [ "$f" != folded ] &&
+			enc=$(awk -v a="$w" -v b="$fo" 'BEGIN { s = a > 0 ? 100 * (a - b) / a : 0; printf "%.2f(%.0f%%)", a - b, s }')
+		printf '%-9s %-11s %-9s %-9s %-12s %-14s %-18s %-10s\n' "$n" "$f" "$w" \
+			"$(awk -v b="${OUTSIZE[$n/$f]:-0}" 'BEGIN { printf "%.1f", b / 1e6 }')" \
+			"$(ratio "$w" "${WALL[$n/offwake-svg]:-}")" "$(ratio "$w" "$fo")" "$enc" \
+			"$([ "${RSS[$n/convert-$f]:-fail}" = fail ] && echo - || mb "${RSS[$n/convert-$f]}")"
+	done
+done
 
 # ---- adversarial inputs (issue 17, items 5 and 6) -------------------------------
 # Inputs made against the hash and the sort, beside inputs of the same size

@@ -3,9 +3,11 @@
  * export.h - writing a stack set in the formats other tools read: folded
  * text, pprof (gzipped profile.proto: go tool pprof, Pyroscope, Parca,
  * Cloud Profiler) and speedscope's JSON.  Used by "offwake-svg convert"
- * (convert.c) and by the capture's --format (capture/output.c).  The SVG
+ * (reports/convert.c) and by the capture's --format (capture/output.c).  The SVG
  * is the renderer's own (fg_render); it is listed here so that one table
- * names every format and file extension.
+ * names every format and file extension.  src/export/ depends on common/
+ * (and the renderer's fg.h) only, so that capture/ and reports/ can both
+ * use it.
  */
 #ifndef OW_EXPORT_H
 #define OW_EXPORT_H

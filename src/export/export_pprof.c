@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * export_pprof.c - a stack set as a pprof profile: profile.proto (our copy
- * of pprof's published message, src/reports/profile.proto) encoded by the
+ * of pprof's published message, src/export/profile.proto) encoded by the
  * C code protoc-c generates from it (libprotobuf-c), gzipped with zlib, as
  * go tool pprof, Pyroscope, Parca and Cloud Profiler read it.
  *

@@ -39,10 +39,14 @@ static int open_regular(const char *path, int flags, bool check_owner, uid_t own
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (check_owner && st.st_uid && st.st_uid != geteuid() && st.st_uid != owner)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		errno = S_ISREG(st.st_mode) ? EPERM : EINVAL;
+		errno = EINVAL;
+		return -1;
+	}
+	if (check_owner && st.st_uid && st.st_uid != geteuid() && st.st_uid != owner) {
+		close(fd);
+		errno = EPERM;
 		return -1;
 	}
 	/* back to blocking reads (O_NONBLOCK may matter to FUSE, NFS) */

@@ -490,10 +490,10 @@ early_fail 8_missing_nameattr_fails_first 2 -o early.svg --nameattr=nodir/attrs
 early_fail 8_bad_fontsize_fails_first 2 -o early.svg --fontsize=1e999
 
 # ---- 9: SIGHUP writes what was captured; no signal leaves a file -------
-# started PID: until PID holds BPF programs (10 s), i.e. it is tracing
+# started PID: until PID holds BPF links (30 s), i.e. it is tracing
 started() {
-	for _ in $(seq 100); do
-		grep -qh '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null && return 0
+	for _ in $(seq 300); do
+		grep -qh '^link_id:' /proc/"$1"/fdinfo/* 2>/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -515,7 +515,7 @@ ended() {
 mkdir sig && cd sig || exit 1
 "$OFFWAKE" -q -o hup.svg 3600 2> hup.err & P=$!
 if started $P; then
-	sleep 1
+	sleep 2
 	kill -HUP $P
 	if ended $P; then st=$ENDED_ST; else st="none (still running after 20 s)"; fi
 	if [ "$st" = 0 ] && svg_ok hup.svg && [ "$(ls)" = "$(printf 'hup.err\nhup.svg')" ]; then

@@ -8,6 +8,10 @@
  * sched_waking (always runs in the waker's context, unlike sched_wakeup,
  *   which may run on the target's CPU from the wake list): store the
  *   waker's comm, pids and stack references in the target's storage.
+ *   With --chain-depth N >= 2, also the first N - 1 levels of the chain
+ *   that last woke the waker, copied from the waker's own storage (no
+ *   stack walked for them: they were taken when those wakeups happened),
+ *   when that wakeup is at most chain_age_ns old; else the chain ends.
  *   (Whether the waker ran in interrupt context is read from its kernel
  *   stack in user space: the preempt count is a per-CPU variable, and
  *   typed ksyms for variables need CONFIG_KALLSYMS_ALL, which kernels
@@ -70,6 +74,10 @@ const volatile bool want_kstack = true;
 const volatile bool want_ustack = true;
 const volatile __u32 seen_mask = 131072 - 1;	/* slots - 1, a power of 2 */
 const volatile __u32 unwind_mode = 0;		/* enum below */
+const volatile __u32 chain_depth = 1;		/* levels of waker, 1 to
+						 * OW_CHAIN_MAX */
+const volatile __u64 chain_age_ns = 10000000;	/* oldest wakeup of a waker
+						 * that still explains it */
 
 /* --unwind: frame pointers only; CFI tables where a process has them and
  * frame pointers elsewhere; CFI tables only. */
@@ -98,16 +106,15 @@ struct ow_task {
 	__u64 start_ns;		/* switch-out time; 0: no block tracked */
 	__u64 on_ns;		/* last switch-in time */
 	__u64 wake_ns;		/* waker info time; 0: none */
+	__u64 woke_ns;		/* the same, kept after the block ends: how
+				 * old chain[] is when this task wakes one */
 	__u64 t_kstack;		/* stack references, see offwake.h */
 	__u64 t_ustack;
-	__u64 w_kstack;
-	__u64 w_ustack;
-	__u32 w_pid;
-	__u32 w_tgid;
 	__u8 blocked;		/* went off CPU to sleep (not preempted) */
 	__u8 seen;		/* OW_EV_SEEN events sent */
 	__u8 pad[6];
-	char w_comm[OW_COMM_LEN];
+	/* the waker (chain[0]) and, with --chain-depth, who woke it ... */
+	struct ow_level chain[OW_CHAIN_MAX];
 };
 
 struct {
@@ -158,8 +165,9 @@ struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 262144);
-	__type(key, struct ow_key);
-	__type(value, __u64);
+	__uint(key_size, OW_KEY_SIZE(1));	/* OW_KEY_SIZE(chain_depth),
+						 * set by user space */
+	__uint(value_size, sizeof(__u64));
 };
 struct counts_map counts0 SEC(".maps");
 struct counts_map counts1 SEC(".maps");
@@ -793,11 +801,15 @@ static __always_inline void end_block(struct task_struct *t, __u32 pid,
 	key.t_kstack = ti->t_kstack;
 	key.t_ustack = ti->t_ustack;
 	if (woken) {
-		__builtin_memcpy(key.waker, ti->w_comm, OW_COMM_LEN);
-		key.w_pid = ti->w_pid;
-		key.w_tgid = ti->w_tgid;
-		key.w_kstack = ti->w_kstack;
-		key.w_ustack = ti->w_ustack;
+		__builtin_memcpy(key.waker, ti->chain[0].comm, OW_COMM_LEN);
+		key.w_pid = ti->chain[0].pid;
+		key.w_tgid = ti->chain[0].tgid;
+		key.w_kstack = ti->chain[0].kstack;
+		key.w_ustack = ti->chain[0].ustack;
+#pragma unroll
+		for (__u32 i = 1; i < OW_CHAIN_MAX; i++)
+			if (i < chain_depth)
+				key.up[i - 1] = ti->chain[i];
 	} else if (ti->blocked) {
 		count(&losses, OW_LOSS_WAKER);
 	}
@@ -878,6 +890,34 @@ static __always_inline void switch_in(struct task_struct *next, __u32 pid,
 	ti->wake_ns = 0;
 }
 
+/*
+ * Levels 2 and up of the chain of a task the current one wakes (now):
+ * the chain that last woke the current task, when that wakeup was at most
+ * chain_age_ns ago (else none: it ran on its own account since).  No
+ * stack is walked: the levels were taken when those wakeups happened.
+ */
+static __always_inline void chain_from_waker(struct ow_task *ti, __u64 now,
+					     bool btf)
+{
+	static const struct ow_level none;
+	struct ow_task *wi;
+	__u32 pid;
+	bool keep;
+
+	if (btf) {
+		wi = bpf_task_storage_get(&tstore, bpf_get_current_task_btf(),
+					  0, 0);
+	} else {
+		pid = (__u32)bpf_get_current_pid_tgid();
+		wi = bpf_map_lookup_elem(&thash, &pid);
+	}
+	keep = wi && wi->woke_ns && now - wi->woke_ns <= chain_age_ns;
+#pragma unroll
+	for (__u32 i = 1; i < OW_CHAIN_MAX; i++)
+		if (i < chain_depth)
+			ti->chain[i] = keep ? wi->chain[i - 1] : none;
+}
+
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
@@ -908,15 +948,18 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	if (ti->start_ns && now - ti->start_ns >= max_ns)
 		return;		/* the block is too long already */
 	id = bpf_get_current_pid_tgid();
+	if (chain_depth > 1)
+		chain_from_waker(ti, now, btf);
 	ti->wake_ns = now;
-	ti->w_pid = (__u32)id;
-	ti->w_tgid = id >> 32;
-	bpf_get_current_comm(ti->w_comm, sizeof(ti->w_comm));
-	ti->w_kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
+	ti->woke_ns = now;
+	ti->chain[0].pid = (__u32)id;
+	ti->chain[0].tgid = id >> 32;
+	bpf_get_current_comm(ti->chain[0].comm, sizeof(ti->chain[0].comm));
+	ti->chain[0].kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
 	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD))
-		ti->w_ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
+		ti->chain[0].ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
 	else
-		ti->w_ustack = OW_NO_STACK;
+		ti->chain[0].ustack = OW_NO_STACK;
 }
 
 /*

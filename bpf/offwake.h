@@ -23,11 +23,32 @@
 #define OW_STACK_HASH	(1ULL << 63)
 
 /*
+ * One level of a wakeup chain (--chain-depth): a thread that woke the
+ * level below it, its stacks taken when it did.
+ */
+struct ow_level {
+	char comm[OW_COMM_LEN];
+	__u64 kstack;
+	__u64 ustack;
+	__u32 pid;
+	__u32 tgid;
+};
+
+/* Levels a chain can have: the waker, and who woke it, up to 4 deep. */
+#define OW_CHAIN_MAX	4
+
+/*
  * Aggregation key: one blocked-time sum per distinct combination.  Keys
  * are zero-initialised before filling, so no padding bytes carry garbage
- * (the layout has none: 80 bytes of fixed-size fields).  A key with
- * waker[0] == 0 had no wakeup (the target was preempted, or the waker
- * was missed).
+ * (the layout has none: fixed-size fields).  A key with waker[0] == 0
+ * had no wakeup (the target was preempted, or the waker was missed).
+ *
+ * The waker is level 1 of the wakeup chain; up[] holds levels 2 to
+ * --chain-depth (up[0]: the thread that last woke the waker before it
+ * woke the target), a level with comm[0] == 0 and all above it absent
+ * (the chain ended).  The counts maps' keys are OW_KEY_SIZE(depth)
+ * bytes, the key's first bytes: at depth 1 the 80 bytes of the fields
+ * before up[], so the default costs the maps nothing more.
  */
 struct ow_key {
 	char target[OW_COMM_LEN];
@@ -40,7 +61,11 @@ struct ow_key {
 	__u32 t_tgid;
 	__u32 w_pid;
 	__u32 w_tgid;
+	struct ow_level up[OW_CHAIN_MAX - 1];
 };
+
+#define OW_KEY_SIZE(depth) (__builtin_offsetof(struct ow_key, up) + \
+			    ((depth) - 1) * sizeof(struct ow_level))
 
 /* Loss counters (a per-CPU array indexed by these). */
 enum ow_loss {

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/types.h>
 #include "cli.h"
+#include "offwake.h"
 #include "common/util.h"
 #include "export/export.h"
 
@@ -24,6 +26,7 @@
 	"                   [--stack-storage-size N]\n" \
 	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
 	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
+	"                   [--chain-depth N] [--chain-max-age US]\n" \
 	"                   [RENDER OPTIONS] [DURATION]\n" \
 	"       " OW_PROG " COMMAND [ARGS...]\n"
 
@@ -86,6 +89,12 @@ static const char help_text[] =
 	"                        elsewhere (JIT code, files that cannot be read)\n"
 	"  --unwind-memory MB    kernel memory for unwind tables (default 32;\n"
 	"                        files whose tables do not fit use frame pointers)\n"
+	"  --chain-depth N       wakeup chain levels, 1 to 4 (default 1: the waker):\n"
+	"                        2 adds who last woke the waker before it woke\n"
+	"                        the target, and so on, each after a \"--\"\n"
+	"  --chain-max-age US    a level is kept when the waker's own wakeup was\n"
+	"                        at most US before it woke the next (default\n"
+	"                        10000): older, the chain ends there\n"
 	"\n"
 	"Every option of \"" OW_PROG " render\" (flamegraph.pl's options, listed\n"
 	"below) is applied to the SVG.  Capture defaults: --colors=chain\n"
@@ -189,7 +198,7 @@ struct opt {
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
-	O_QUIET, O_UNWIND, O_UNWIND_MB, O_FORMAT,
+	O_QUIET, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
 };
 
 static const struct opt opts[] = {
@@ -212,6 +221,8 @@ static const struct opt opts[] = {
 	{ 'q', "quiet", false, O_QUIET },
 	{ 0, "unwind", true, O_UNWIND },
 	{ 0, "unwind-memory", true, O_UNWIND_MB },
+	{ 0, "chain-depth", true, O_CHAIN },
+	{ 0, "chain-max-age", true, O_CHAIN_AGE },
 	{ 0, "format", true, O_FORMAT },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -354,6 +365,17 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 	case O_UNWIND_MB:
 		r = int_arg(name, val, 65536, true, &o->unwind_mb);
 		break;
+	case O_CHAIN:
+		r = int_arg(name, val, UINT32_MAX, true, &v);
+		if (!r && v > OW_CHAIN_MAX)
+			r = usage_error("argument %s: must be 1 to 4, not '%s'",
+					name, val);
+		o->chain_depth = v;
+		break;
+	case O_CHAIN_AGE:
+		r = int_arg(name, val, UINT64_MAX / 1000, true,
+			    &o->chain_max_age_us);
+		break;
 	case O_FORMAT:
 		if (export_format_by_name(val) < 0)
 			return usage_error("argument %s: invalid choice: '%s' (choose from 'svg', 'folded', 'pprof', 'speedscope')",
@@ -489,6 +511,8 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->stack_storage_size = 131072;
 	o->unwind_mb = 32;
+	o->chain_depth = 1;
+	o->chain_max_age_us = OW_CHAIN_MAX_AGE_US;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;
 	fg_options_init(&o->fg);

@@ -42,6 +42,12 @@ enum ow_unwind {
 	OW_UNWIND_CFI,		/* CFI tables only */
 };
 
+/*
+ * --chain-max-age default (us): a waker whose own wakeup is older than
+ * this was not woken to make the wakeup it made (see the man page).
+ */
+#define OW_CHAIN_MAX_AGE_US	10000
+
 struct capture_opts {
 	enum ow_threads threads;
 	uint32_t *ids;		/* -p / -t values */
@@ -60,6 +66,8 @@ struct capture_opts {
 	bool quiet;		/* -q: no status line */
 	enum ow_unwind unwind;	/* --unwind, default auto */
 	uint64_t unwind_mb;	/* --unwind-memory MB, default 32 */
+	uint32_t chain_depth;	/* --chain-depth N: waker levels, 1 to 4 */
+	uint64_t chain_max_age_us;	/* --chain-max-age US */
 	struct fg_options fg;	/* render options for the SVG */
 	bool subtitle_set;	/* --subtitle given: no automatic one */
 };

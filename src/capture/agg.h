@@ -21,6 +21,13 @@ enum key_stack {
 	KS_NR,
 };
 
+/* The stacks of a level of the wakeup chain past the waker (key.up[]). */
+enum level_stack {
+	LS_KERNEL,
+	LS_USER,
+	LS_NR,
+};
+
 struct symstack;
 
 struct agg_entry {
@@ -28,6 +35,8 @@ struct agg_entry {
 	uint64_t ns;
 	/* Symbolised stacks; NULL until fold_resolve() did them. */
 	const struct symstack *stk[KS_NR];
+	/* Those of key.up[] (--chain-depth); NULL past the chain's end. */
+	const struct symstack *up[OW_CHAIN_MAX - 1][LS_NR];
 };
 
 struct agg_slot {

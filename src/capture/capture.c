@@ -221,6 +221,11 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		bpf_map__set_map_flags(s->maps.rows, BPF_F_MMAPABLE);
 	}
 	bpf_map__set_max_entries(s->maps.seen, slots);
+	/* --chain-depth: the keys grow by a level each (offwake.h) */
+	s->rodata->chain_depth = o->chain_depth;
+	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
+	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
+	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
 	s->rodata->seen_mask = slots - 1;
 	bpf_map__set_max_entries(s->maps.threads, o->nids ? o->nids : 1);
 	if (raw)
@@ -353,6 +358,11 @@ static struct ow_key shown_key(const struct capture *c,
 	k.t_kstack = (uintptr_t)e->stk[KS_T_KERNEL];
 	k.w_kstack = (uintptr_t)e->stk[KS_W_KERNEL];
 	k.w_ustack = (uintptr_t)e->stk[KS_W_USER];
+	for (int i = 0; i < OW_CHAIN_MAX - 1 && e->key.up[i].comm[0]; i++) {
+		memcpy(k.up[i].comm, e->key.up[i].comm, OW_COMM_LEN);
+		k.up[i].kstack = (uintptr_t)e->up[i][LS_KERNEL];
+		k.up[i].ustack = (uintptr_t)e->up[i][LS_USER];
+	}
 	return k;
 }
 
@@ -368,8 +378,10 @@ static void take(struct capture *c, const struct ow_key *key, uint64_t ns,
 	} else {
 		k = shown_key(c, &e);
 		m = agg_add(&c->agg, &k, ns);
-		if (m)
+		if (m) {
 			memcpy(m->stk, e.stk, sizeof(m->stk));
+			memcpy(m->up, e.up, sizeof(m->up));
+		}
 	}
 	if (!m)
 		c->drain_errors++;
@@ -394,8 +406,9 @@ static void retry_pending(struct capture *c, bool final)
  */
 static long drain_map(struct capture *c, struct bpf_map *map)
 {
-	static struct ow_key keys[BATCH];
+	static char keys[BATCH * sizeof(struct ow_key)];
 	static __u64 vals[BATCH];
+	size_t ksize = bpf_map__key_size(map);	/* OW_KEY_SIZE(depth) */
 	int fd = bpf_map__fd(map);
 	__u32 token, count;
 	bool first = true;
@@ -414,9 +427,13 @@ static long drain_map(struct capture *c, struct bpf_map *map)
 		}
 		first = false;
 		total += count;
-		for (__u32 i = 0; i < count; i++)
+		for (__u32 i = 0; i < count; i++) {
+			struct ow_key k = { 0 };	/* levels past the depth */
+
+			memcpy(&k, keys + i * ksize, ksize);
 			if (vals[i])
-				take(c, &keys[i], vals[i], false);
+				take(c, &k, vals[i], false);
+		}
 	} while (!err);
 	return total;
 }

@@ -33,6 +33,9 @@
  * just before the waker's name.  The waker then is whatever task the
  * interrupt landed on, so its user stack is not shown (the interrupted
  * task did not cause the wakeup).  This needs the kernel stack (not -U).
+ * Each level of a wakeup chain (--chain-depth) is marked the same way,
+ * and the chain ends at the first interrupt's wakeup: what woke the
+ * interrupted task has nothing to do with it.
  *
  * Names must not contain ';' (the folded separator) nor line breaks:
  * ';' becomes ':' and control characters become '?'.
@@ -416,8 +419,10 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 
 int fold_resolve(struct folder *f, struct agg_entry *e, bool final)
 {
-	const struct ow_key *k = &e->key;
-	const struct symstack *s[KS_NR];
+	struct ow_key *k = &e->key;
+	const struct symstack *s[KS_NR], *up[OW_CHAIN_MAX - 1][LS_NR] = { 0 };
+	bool irq;
+	int n;
 
 	s[KS_T_USER] = resolve(f, k->t_ustack, true, k->t_tgid, false, final);
 	s[KS_T_KERNEL] = resolve(f, k->t_kstack, false, 0, false, final);
@@ -426,8 +431,22 @@ int fold_resolve(struct folder *f, struct agg_entry *e, bool final)
 	for (int i = 0; i < KS_NR; i++)
 		if (!s[i])
 			return -1;
+	irq = s[KS_W_KERNEL]->ctx;
+	for (n = 0; n < OW_CHAIN_MAX - 1 && k->up[n].comm[0] && !irq; n++) {
+		const struct ow_level *l = &k->up[n];
+
+		up[n][LS_KERNEL] = resolve(f, l->kstack, false, 0, true, final);
+		up[n][LS_USER] = resolve(f, l->ustack, true, l->tgid, false, final);
+		if (!up[n][LS_KERNEL] || !up[n][LS_USER])
+			return -1;
+		if ((irq = up[n][LS_KERNEL]->ctx))
+			up[n][LS_USER] = &fold_no_frames;
+	}
 	if (s[KS_W_KERNEL]->ctx)	/* the interrupted task did not wake it */
 		s[KS_W_USER] = &fold_no_frames;
+	/* an interrupt's wakeup ends the chain (the key is summed so) */
+	memset(k->up + n, 0, sizeof(k->up) - n * sizeof(k->up[0]));
 	memcpy(e->stk, s, sizeof(s));
+	memcpy(e->up, up, sizeof(up));
 	return 0;
 }

@@ -67,9 +67,11 @@ void folder_sweep(struct folder *f, unsigned max_idle);
 /*
  * Name the four stacks of e (e->stk; the waker's user stack is shown
  * empty for an interrupt's wakeup: the interrupted task did not wake
- * it).  Returns 0, or -1 when a stack has not been received yet: e stays
- * unresolved, unless final, where such a stack is shown as missed and
- * counted in f->missing.
+ * it), and those of the chain's further levels (e->up).  A wakeup from
+ * interrupt context ends the chain: the levels above it (the interrupted
+ * task's own) are cleared from e->key.  Returns 0, or -1 when a stack
+ * has not been received yet: e stays unresolved, unless final, where
+ * such a stack is shown as missed and counted in f->missing.
  */
 int fold_resolve(struct folder *f, struct agg_entry *e, bool final);
 

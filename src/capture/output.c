@@ -8,11 +8,15 @@
  *   frame;target kernel frames (root first, ending at __schedule);--;
  *   waker kernel frames (leaf first);"-" or empty;waker user frames (leaf
  *   first);[softirq]/[hardirq] for interrupt wakeups;waker COUNT
+ *   With --chain-depth, each further level of the wakeup chain follows:
+ *   --;its kernel frames (leaf first);"-" or empty;its user frames;its
+ *   [softirq]/[hardirq];its name.
  *   One line per key, as offwaketime prints them (keys that differ only
  *   in pids print the same line twice); lines of equal counts are in the
  *   order of their frames.
  * --text: offwaketime's multi-line format (waker stack root first, "--",
- *   target stack leaf first, then the count), one entry per key.
+ *   target stack leaf first, then the count), one entry per key; chain
+ *   levels above the waker, the furthest first, each ending in "--".
  * SVG (default): the -f lines go straight into the renderer's stack set
  *   (fg_stacks_add, no text round trip) and fg_render() draws them; there
  *   the capture summed keys that differ only in pids (or in stacks that
@@ -42,7 +46,8 @@
 #include "common/util.h"
 #include "export/export.h"
 
-#define MAX_LINE_FRAMES (KS_NR * OW_MAX_STACK_DEPTH + 6)
+#define MAX_LINE_FRAMES ((KS_NR + LS_NR * (OW_CHAIN_MAX - 1)) * \
+			 OW_MAX_STACK_DEPTH + 6 + 5 * (OW_CHAIN_MAX - 1))
 
 static int cmp_stack(const struct symstack *a, const struct symstack *b)
 {
@@ -67,7 +72,17 @@ static int cmp_entry(const void *a, const void *b, void *text)
 	r = strncmp(x->key.target, y->key.target, OW_COMM_LEN);
 	for (int i = 0; !r && i < KS_NR; i++)
 		r = cmp_stack(x->stk[i], y->stk[i]);
-	return r ? r : strncmp(x->key.waker, y->key.waker, OW_COMM_LEN);
+	r = r ? r : strncmp(x->key.waker, y->key.waker, OW_COMM_LEN);
+	for (int i = 0; !r && i < OW_CHAIN_MAX - 1; i++) {	/* chain levels */
+		const struct ow_level *a = &x->key.up[i], *b = &y->key.up[i];
+
+		if (!a->comm[0] || !b->comm[0])
+			return (a->comm[0] != 0) - (b->comm[0] != 0);
+		for (int j = 0; !r && j < LS_NR; j++)
+			r = cmp_stack(x->up[i][j], y->up[i][j]);
+		r = r ? r : strncmp(a->comm, b->comm, OW_COMM_LEN);
+	}
+	return r;
 }
 
 /* The summed entries, smallest first (as offwaketime sorts them). */
@@ -83,10 +98,20 @@ static struct agg_entry **sorted_entries(struct agg *a, bool text)
 	return v;
 }
 
-/* A key's pieces: names of target and waker, the waker's context. */
+/* A level of the wakeup chain past the waker: name, context, stacks. */
+struct level {
+	const char *name, *ctx;
+	const struct symstack *stk[LS_NR];
+	uint32_t pid;
+};
+
+/* A key's pieces: names of target and waker, the waker's context, and
+ * the chain's further levels. */
 struct parts {
 	const char *target, *waker, *wctx;
 	const struct symstack *stk[KS_NR];
+	struct level up[OW_CHAIN_MAX - 1];
+	int nup;
 };
 
 static void entry_parts(struct folder *fo, const struct agg_entry *e,
@@ -96,6 +121,15 @@ static void entry_parts(struct folder *fo, const struct agg_entry *e,
 	p->waker = fold_comm(fo, e->key.waker);
 	memcpy(p->stk, e->stk, sizeof(p->stk));
 	p->wctx = e->stk[KS_W_KERNEL]->ctx;
+	for (p->nup = 0; p->nup < OW_CHAIN_MAX - 1 && e->up[p->nup][LS_KERNEL];
+	     p->nup++) {
+		struct level *l = &p->up[p->nup];
+
+		l->name = fold_comm(fo, e->key.up[p->nup].comm);
+		l->pid = e->key.up[p->nup].pid;
+		memcpy(l->stk, e->up[p->nup], sizeof(l->stk));
+		l->ctx = l->stk[LS_KERNEL]->ctx;
+	}
 }
 
 static void add_name(const char **fr, size_t *lens, size_t *n,
@@ -123,6 +157,20 @@ static void add_str(const char **fr, size_t *lens, size_t *n,
 }
 
 /* The frames of a folded line, root first; returns their number. */
+/* A waker's part of a line: --;kernel (leaf first);delim;user;ctx;name */
+static void add_waker(const char **fr, size_t *lens, size_t *n,
+		      const struct symstack *kstk, const struct symstack *ustk,
+		      const char *delim, const char *ctx, const char *name)
+{
+	add_str(fr, lens, n, "--");
+	add_stack(fr, lens, n, kstk, false);
+	add_str(fr, lens, n, delim);
+	add_stack(fr, lens, n, ustk, false);
+	if (ctx)
+		add_str(fr, lens, n, ctx);
+	add_str(fr, lens, n, name);
+}
+
 static size_t line_frames(const struct parts *p, bool delimited,
 			  const char **fr, size_t *lens)
 {
@@ -133,13 +181,12 @@ static size_t line_frames(const struct parts *p, bool delimited,
 	add_stack(fr, lens, &n, p->stk[KS_T_USER], true);
 	add_str(fr, lens, &n, delim);
 	add_stack(fr, lens, &n, p->stk[KS_T_KERNEL], true);
-	add_str(fr, lens, &n, "--");
-	add_stack(fr, lens, &n, p->stk[KS_W_KERNEL], false);
-	add_str(fr, lens, &n, delim);
-	add_stack(fr, lens, &n, p->stk[KS_W_USER], false);
-	if (p->wctx)
-		add_str(fr, lens, &n, p->wctx);
-	add_str(fr, lens, &n, p->waker);
+	add_waker(fr, lens, &n, p->stk[KS_W_KERNEL], p->stk[KS_W_USER], delim,
+		  p->wctx, p->waker);
+	for (int i = 0; i < p->nup; i++)	/* who woke the level below */
+		add_waker(fr, lens, &n, p->up[i].stk[LS_KERNEL],
+			  p->up[i].stk[LS_USER], delim, p->up[i].ctx,
+			  p->up[i].name);
 	return n;
 }
 
@@ -150,18 +197,36 @@ static void text_stack(FILE *out, const struct symstack *s, bool up)
 		fprintf(out, "    %s\n", s->f[up ? s->n - 1 - i : i].name);
 }
 
+/* One waker's part of a text entry: its name, its stack root first. */
+static void text_waker(FILE *out, const char *label, const char *name,
+		       uint32_t pid, const char *ctx,
+		       const struct symstack *ustk, const struct symstack *kstk,
+		       bool delimited)
+{
+	fprintf(out, "    %-16s %s %u\n", label, name, pid);
+	if (ctx)
+		fprintf(out, "    %s\n", ctx);
+	text_stack(out, ustk, true);
+	if (delimited)
+		fputs("    -\n", out);
+	text_stack(out, kstk, true);
+	fprintf(out, "    %-16s %s\n", "--", "--");
+}
+
 static void write_text_entry(FILE *out, const struct parts *p,
 			     const struct ow_key *k, uint64_t us,
 			     bool delimited)
 {
-	fprintf(out, "    %-16s %s %u\n", "waker:", p->waker, k->w_pid);
-	if (p->wctx)
-		fprintf(out, "    %s\n", p->wctx);
-	text_stack(out, p->stk[KS_W_USER], true);
-	if (delimited)
-		fputs("    -\n", out);
-	text_stack(out, p->stk[KS_W_KERNEL], true);
-	fprintf(out, "    %-16s %s\n", "--", "--");
+	for (int i = p->nup - 1; i >= 0; i--) {	/* the furthest first */
+		const struct level *l = &p->up[i];
+		char label[24];
+
+		snprintf(label, sizeof(label), "waker %d:", i + 2);
+		text_waker(out, label, l->name, l->pid, l->ctx,
+			   l->stk[LS_USER], l->stk[LS_KERNEL], delimited);
+	}
+	text_waker(out, "waker:", p->waker, k->w_pid, p->wctx,
+		   p->stk[KS_W_USER], p->stk[KS_W_KERNEL], delimited);
 	text_stack(out, p->stk[KS_T_KERNEL], false);
 	if (delimited)
 		fputs("    -\n", out);

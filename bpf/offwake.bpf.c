@@ -74,6 +74,8 @@ const volatile bool want_kstack = true;
 const volatile bool want_ustack = true;
 const volatile __u32 seen_mask = 131072 - 1;	/* slots - 1, a power of 2 */
 const volatile __u32 unwind_mode = 0;		/* enum below */
+const volatile bool follow = false;		/* -p: add the processes they
+						 * start (--follow, -- CMD) */
 const volatile __u32 chain_depth = 1;		/* levels of waker, 1 to
 						 * OW_CHAIN_MAX */
 const volatile __u64 chain_age_ns = 10000000;	/* oldest wakeup of a waker
@@ -1006,8 +1008,18 @@ static __always_inline void on_fork(struct task_struct *parent,
 	__u32 pid = BPF_CORE_READ(child, pid);
 	__u32 tgid = BPF_CORE_READ(child, tgid);
 
-	if (pid == tgid)
-		send_event(OW_EV_FORK, tgid, BPF_CORE_READ(parent, tgid));
+	if (pid != tgid)
+		return;		/* a thread: its process is traced or not */
+	/* --follow: a traced process's child is traced from its first
+	 * switch (added here, in the kernel: no /proc polling, no gap) */
+	if (follow && filter_mode == FILTER_TGID) {
+		__u32 ptgid = BPF_CORE_READ(parent, tgid);
+		__u8 one = 1;
+
+		if (bpf_map_lookup_elem(&threads, &ptgid))
+			bpf_map_update_elem(&threads, &tgid, &one, BPF_ANY);
+	}
+	send_event(OW_EV_FORK, tgid, BPF_CORE_READ(parent, tgid));
 }
 
 /*

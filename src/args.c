@@ -27,7 +27,7 @@
 	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
 	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
 	"                   [--chain-depth N] [--chain-max-age US]\n" \
-	"                   [RENDER OPTIONS] [DURATION]\n" \
+	"                   [--follow] [RENDER OPTIONS] [DURATION] [-- CMD [ARGS...]]\n" \
 	"       " OW_PROG " COMMAND [ARGS...]\n"
 
 static const char help_text[] =
@@ -52,6 +52,10 @@ static const char help_text[] =
 	"positional arguments:\n"
 	"  DURATION              seconds to trace (default: until SIGINT/SIGTERM,\n"
 	"                        which end the capture and still write the output)\n"
+	"  -- CMD [ARGS...]      start CMD, trace it and every process it starts\n"
+	"                        until it exits (or DURATION, the most, ends: CMD\n"
+	"                        is left running); exit status: CMD's when it\n"
+	"                        failed (128+N for signal N), else the capture's\n"
 	"\n"
 	"options:\n"
 	"  -h, --help            show this help message and exit\n"
@@ -81,6 +85,8 @@ static const char help_text[] =
 	"                        as offwaketime); 0 means running (preempted) only\n"
 	"  -o, --output FILE     write the output to FILE (atomically)\n"
 	"  -q, --quiet           no live status line (shown on a terminal only)\n"
+	"  --follow              with -p: also trace the processes they start\n"
+	"                        during the capture (followed in the kernel)\n"
 	"  --unwind auto|fp|cfi  how user stacks are walked: cfi follows each\n"
 	"                        file's unwind tables (.eh_frame, .debug_frame),\n"
 	"                        which needs no frame pointers; fp follows frame\n"
@@ -198,7 +204,7 @@ struct opt {
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
-	O_QUIET, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
+	O_QUIET, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
 };
 
 static const struct opt opts[] = {
@@ -219,6 +225,7 @@ static const struct opt opts[] = {
 	{ 0, "state", true, O_STATE },
 	{ 'o', "output", true, O_OUT },
 	{ 'q', "quiet", false, O_QUIET },
+	{ 0, "follow", false, O_FOLLOW },
 	{ 0, "unwind", true, O_UNWIND },
 	{ 0, "unwind-memory", true, O_UNWIND_MB },
 	{ 0, "chain-depth", true, O_CHAIN },
@@ -350,6 +357,9 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		break;
 	case O_QUIET:
 		o->quiet = true;
+		break;
+	case O_FOLLOW:
+		o->follow = true;
 		break;
 	case O_UNWIND:
 		if (!strcmp(val, "auto"))
@@ -529,9 +539,9 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	for (int i = 1; i < argc && !r; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--")) {
-			while (i < argc)
-				rest[nrest++] = argv[i++];
+		if (!strcmp(a, "--")) {	/* -- CMD [ARGS...] */
+			if (i + 1 < argc)
+				o->cmd = &argv[i + 1];
 			break;
 		}
 		if (a[0] == '-' && a[1] == '-' && a[2])
@@ -557,6 +567,12 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	}
 	if (!r)
 		r = pick_format(o, &ps);
+	if (!r && o->cmd && o->threads != OW_THREADS_ALL)
+		r = usage_error("argument -- CMD: not allowed with argument %s%s",
+				ps.seen[1] ? opt_name(ps.seen[1]) : "-p/-t/-u/-k", "");
+	if (!r && o->follow && o->threads != OW_THREADS_TGID && !o->cmd)
+		r = usage_error("argument --follow: needs -p PID (or -- CMD)%s%s", "", "");
+	o->cmd_go = -1;
 	o->subtitle_set = o->fg.subtitle != auto_subtitle;
 	free(rest);
 	return r;

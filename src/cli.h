@@ -52,6 +52,10 @@ struct capture_opts {
 	enum ow_threads threads;
 	uint32_t *ids;		/* -p / -t values */
 	size_t nids;
+	bool follow;		/* --follow: -p's processes' children too */
+	char **cmd;		/* -- CMD [ARGS...], NULL-terminated, or NULL */
+	int cmd_pid;		/* CMD, started and waiting (run.c) */
+	int cmd_go;		/* write a byte here to let CMD exec, or -1 */
 	bool user_stacks_only;	/* -U */
 	bool kernel_stacks_only; /* -K */
 	bool delimited;		/* -d */

@@ -63,7 +63,7 @@ if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/pingpong" \
 	fail cli_build "$(head -c 200 "$TMPD/cc.err")"
 	exit 0
 fi
-"$TMPD/pingpong" 60 "$TMPD/tids" & PP=$!
+"$TMPD/pingpong" 150 "$TMPD/tids" & PP=$!
 trap 'kill $PP 2>/dev/null; rm -rf "$TMPD"' EXIT
 for _ in $(seq 50); do [ -s "$TMPD/tids" ] && break; sleep 0.1; done
 
@@ -114,4 +114,59 @@ if [ -n "$secs" ] && [ -n "$us" ] &&
 	pass "cli_duration_true (subtitle $secs s, ow_pong blocked $us us)"
 else
 	fail cli_duration_true "subtitle '$secs' s, ow_pong blocked '$us' us in a 2 s capture"
+fi
+
+# -- CMD: started once tracing runs, followed to what it starts (ow_pong is
+# a grandchild here), nothing else traced (ow_sleep runs beside it), its
+# output not mixed into ours, its failure in our exit status.
+if cc -O1 -g -fno-omit-frame-pointer -o "$TMPD/sleeper" "$TOP/tests/workloads/sleeper.c" 2> /dev/null; then
+	"$TMPD/sleeper" 30 & SL=$!
+	"$OFFWAKE" -f -q -- sh -c "echo cmd-says-hi; $TMPD/pingpong 2 $TMPD/t2; exit 0" \
+		> "$TMPD/cmd" 2> "$TMPD/cmd.err"; st=$?
+	kill $SL 2> /dev/null
+	if [ $st -eq 0 ] && grep -q '^ow_pong;.*anon_pipe_read' "$TMPD/cmd" && ! grep -q '^ow_sleep;' "$TMPD/cmd" &&
+	   ! grep -q cmd-says-hi "$TMPD/cmd" && grep -q cmd-says-hi "$TMPD/cmd.err"; then
+		pass cli_cmd_traced_alone
+	else
+		fail cli_cmd_traced_alone "status $st, $(cut -d';' -f1 "$TMPD/cmd" | sort -u | tr '\n' ' ')"
+	fi
+else
+	fail cli_cmd_traced_alone "cannot build sleeper.c"
+fi
+"$OFFWAKE" -f -q -- sh -c 'sleep 0.2; exit 3' > /dev/null 2>&1; st=$?
+"$OFFWAKE" -f -q -- "$TMPD/no-such-command" > /dev/null 2> "$TMPD/nocmd.err"; st2=$?
+if [ $st -eq 3 ] && [ $st2 -eq 127 ] && grep -q 'no-such-command: No such file' "$TMPD/nocmd.err"; then
+	pass cli_cmd_exit_status
+else
+	fail cli_cmd_exit_status "exit 3 gave $st, a missing command $st2"
+fi
+usage_case cli_cmd_with_pid "not allowed with argument -p/--pid" -p 1 -- true
+usage_case cli_follow_needs_pid "argument --follow: needs -p" --follow 1
+
+# --follow: the children a -p process starts during the capture; without
+# --follow they are not traced.  (Each shell waits at a gate until its
+# capture is attached: loading takes a second or more on a busy machine.)
+attached() {
+	for _ in $(seq 500); do
+		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+follow_case() {	# OUT [--follow]
+	local out=$1 sh ow; shift
+	mkfifo "$TMPD/gate.$out"
+	sh -c "read x < $TMPD/gate.$out; $TMPD/pingpong 2 $TMPD/tids.$out; true" & sh=$!
+	"$OFFWAKE" -f -q -p $sh "$@" 3 > "$TMPD/$out" 2> /dev/null & ow=$!
+	attached $ow
+	echo go > "$TMPD/gate.$out"
+	wait $ow $sh
+}
+follow_case fol --follow
+follow_case nofol
+if grep -q '^ow_pong;.*anon_pipe_read' "$TMPD/fol" && ! grep -q '^ow_pong;' "$TMPD/nofol" &&
+   grep -q '^sh;' "$TMPD/nofol"; then
+	pass cli_follow_children
+else
+	fail cli_follow_children "with --follow: $(cut -d';' -f1 "$TMPD/fol" | sort -u | tr '\n' ' '); without: $(cut -d';' -f1 "$TMPD/nofol" | sort -u | tr '\n' ' ')"
 fi

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
@@ -227,7 +228,10 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
 	s->rodata->seen_mask = slots - 1;
-	bpf_map__set_max_entries(s->maps.threads, o->nids ? o->nids : 1);
+	/* --follow: room for the processes the traced ones start */
+	s->rodata->follow = o->follow || o->cmd;
+	bpf_map__set_max_entries(s->maps.threads, s->rodata->follow ? 65536 :
+				 o->nids ? o->nids : 1);
 	if (raw)
 		bpf_map__set_autocreate(s->maps.tstore, false);
 	else
@@ -603,12 +607,6 @@ static int load(struct capture *c, const struct capture_opts *o)
 	}
 	if (fill_threads(c, o) || cfi_start(c, o))
 		return -1;
-	err = offwake_bpf__attach(c->skel);
-	if (err) {
-		ow_err("attaching to the sched tracepoints: %s: %s",
-		       strerror(-err), load_hint(-err));
-		return -1;
-	}
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
 	if (!c->rb) {
@@ -616,6 +614,21 @@ static int load(struct capture *c, const struct capture_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Attach the programs, last: the tracing window then starts (armed) right
+ * after, so that a test or script waiting for the links to exist knows
+ * tracing is about to start, not that kernel symbols are still being read.
+ */
+static int attach(struct capture *c)
+{
+	int err = offwake_bpf__attach(c->skel);
+
+	if (err)
+		ow_err("attaching to the sched tracepoints: %s: %s",
+		       strerror(-err), load_hint(-err));
+	return err ? -1 : 0;
 }
 
 static void install_signals(void)
@@ -662,7 +675,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	}
 	install_signals();
 	/* kallsyms after the load: it names our programs, shown as plumbing */
-	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
+	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
 		return -1;
 	c->stacks.forget = unsee;
 	c->stacks.ctx = c;
@@ -673,6 +686,11 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	start = now_s();
 	timed = o->duration && !ender_start(&ender, c->skel, start, o->duration);
+	if (o->cmd_go >= 0) {	/* tracing: CMD may exec now */
+		if (write(o->cmd_go, "x", 1) != 1)
+			ow_err("starting %s: %s", o->cmd[0], strerror(errno));
+		close(o->cmd_go);
+	}
 	end = o->duration ? start + o->duration : 0;
 	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
 	next_status = start;
@@ -682,6 +700,10 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 
 		if (end && t >= end)
 			break;
+		if (o->cmd_pid > 0 && waitpid(o->cmd_pid, &c->cmd_status, WNOHANG) == o->cmd_pid) {
+			c->cmd_done = true;	/* -- CMD exited: the capture ends */
+			break;
+		}
 		if (pg && t >= next_status) {
 			show_status(c, o, pg, t - start);
 			next_status = t + STATUS_MS / 1000.0;

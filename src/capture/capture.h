@@ -48,6 +48,8 @@ struct capture {
 	size_t rows_len;
 	uint64_t uw[OW_UW_NR];		/* how user stacks were walked */
 	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
+	bool cmd_done;			/* -- CMD exited, with cmd_status */
+	int cmd_status;
 	struct cfi_stats cfi_st;
 };
 

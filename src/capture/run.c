@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "capture.h"
 #include "cli.h"
@@ -93,6 +96,62 @@ static int check_memory(const struct capture_opts *o)
 	return 0;
 }
 
+/*
+ * -- CMD: fork it now, held before exec until tracing starts (it reads a
+ * byte from a pipe: capture_run() writes it once the programs are armed),
+ * traced by its pid and followed to every process it starts.  Its standard
+ * streams are its own, except that its standard output goes to our
+ * standard error when ours carries the SVG or folded output.
+ */
+static int start_cmd(struct capture_opts *o)
+{
+	uint32_t *id = malloc(sizeof(*id));
+	int go[2];
+	pid_t pid;
+
+	if (!id || pipe2(go, O_CLOEXEC)) {
+		ow_err("starting %s: %s", o->cmd[0], strerror(id ? errno : ENOMEM));
+		free(id);
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ow_err("starting %s: %s", o->cmd[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);	/* the capture did not start */
+		if (!o->out_file && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		execvp(o->cmd[0], o->cmd);
+		fprintf(stderr, OW_PROG ": %s: %s\n", o->cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	*id = pid;
+	o->ids = id;
+	o->nids = 1;
+	o->threads = OW_THREADS_TGID;
+	o->cmd_pid = pid;
+	o->cmd_go = go[1];
+	return 0;
+}
+
+/* The exit status after -- CMD: CMD's when it failed, else the capture's. */
+static int cmd_exit(const struct capture *c, int r)
+{
+	if (r || !c->cmd_done)
+		return r;
+	if (WIFEXITED(c->cmd_status))
+		return WEXITSTATUS(c->cmd_status);
+	return WIFSIGNALED(c->cmd_status) ? 128 + WTERMSIG(c->cmd_status) : r;
+}
+
 static int check_ids(const struct capture_opts *o)
 {
 	bool pid = o->threads == OW_THREADS_TGID;
@@ -144,6 +203,10 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
+	if (o->cmd && start_cmd(o)) {
+		output_discard(&out);
+		return OW_EXIT_FAIL;
+	}
 	end_on_hangup();
 	pg = progress_start(o->quiet);
 	if (capture_run(&c, o, pg)) {
@@ -161,8 +224,10 @@ int capture_main(struct capture_opts *o)
 		capture_report_losses(&c);
 		if (!o->quiet)
 			capture_report_unwind(&c);
-		report_exited(o);
+		if (!o->cmd)
+			report_exited(o);
 	}
+	r = cmd_exit(&c, r);	/* before capture_close() clears c */
 	capture_close(&c);
 	return r;
 }

@@ -134,6 +134,19 @@ assert p["unit"] == "microseconds" and p["endValue"] == sum(p["weights"]), p["un
 	check export_speedscope_fraction test $? -eq 0
 fi
 
+# ---- names that need escaping, and the default profile name -----------
+printf '%s\n' $'m"a\\in;x\ty;caf\xc3\xa9 {}<>/ 3' 'main;plain 2' > "$TMPD/esc.folded"
+$STK folded "$TMPD/esc.folded" > "$TMPD/esc.want"
+"$OFFWAKE" convert --format=speedscope "$TMPD/esc.folded" > "$TMPD/esc.json" &&
+	$STK speedscope "$TMPD/esc.json" > "$TMPD/esc.got" && cmp -s "$TMPD/esc.want" "$TMPD/esc.got" &&
+	grep -q "\"name\":\"$TMPD/esc.folded\"" "$TMPD/esc.json"
+check export_speedscope_escapes test $? -eq 0
+if [ -z "$GO_WHY" ]; then
+	"$OFFWAKE" convert -o "$TMPD/esc.pb.gz" "$TMPD/esc.folded" && pprof_stacks "$TMPD/esc.pb.gz" "$TMPD/esc.pgot" &&
+		cmp -s "$TMPD/esc.want" "$TMPD/esc.pgot"
+	check export_pprof_escapes test $? -eq 0
+fi
+
 # ---- an SVG converts as its folded source ----------------------------
 # (as flamegraph.pl, the graph has no empty leaf frames: Perl's split drops
 # trailing empty fields, "a;--;; 5" is drawn as "a;--")

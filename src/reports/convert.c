@@ -36,7 +36,7 @@ static void usage(FILE *f)
 	      "  -o, --output=FILE  write to FILE (atomically) instead of standard output\n"
 	      "  --countname=UNIT   what the counts are: us (default), ns, ms, s,\n"
 	      "                     samples, bytes, or any name (pprof's sample unit)\n"
-	      "  --name=NAME        the profile's name in speedscope\n"
+	      "  --name=NAME        the profile's name in speedscope (default: FILE)\n"
 	      "  -h, --help         show this help and exit\n"
 	      "\n"
 	      "Binary pprof is not written to a terminal: use -o FILE.pb.gz or a redirect.\n", f);
@@ -143,6 +143,8 @@ int convert_main(int argc, char **argv)
 			fg_stacks_free(s);
 			return OW_EXIT_FAIL;
 		}
+	if (!c.info.name)	/* speedscope's title: the (first) input's name */
+		c.info.name = first < argc && strcmp(argv[first], "-") ? argv[first] : "standard input";
 	if (!fg_stacks_lines(s)) {
 		fg_stacks_free(s);
 		ow_err(CMD ": no stack counts found in the input");

@@ -56,6 +56,15 @@ sum_us() { grep -E "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
 # within V LO HI
 within() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 has() { grep -qE "$2" "$TMPD/$1"; }
+# attached PID: wait until capture PID's BPF links exist (tracing starts
+# right after; loading takes a second or more on a busy machine)
+attached() {
+	for _ in $(seq 1000); do
+		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
 
 # The main case: both workloads, 2 seconds.
 if cap main -p "$PP,$SL" 2; then pass capture_runs; else fail capture_runs "$(cat "$TMPD/main.err")"; fi
@@ -154,10 +163,7 @@ fi
 # (started once the capture is tracing: the programs' load and
 # verification take a while, longer on a busy machine)
 "$OFFWAKE" -f -u 2 > "$TMPD/exited" 2> "$TMPD/exited.err" & CP=$!
-for _ in $(seq 200); do	# attached once its BPF links exist
-	grep -qs '^link_id:' /proc/$CP/fdinfo/* 2> /dev/null && break
-	sleep 0.02
-done
+attached $CP
 "$TMPD/shortlived" "$TMPD/short.out"
 wait $CP
 if has exited '^ow_short;.*short_main;' && ! has exited '^ow_short;\[unknown\];\[unknown\];'; then
@@ -185,7 +191,8 @@ else
 fi
 mkdir "$TMPD/o"
 "$OFFWAKE" -p "$PP" -o "$TMPD/o/g.svg" 2 2>/dev/null & OW=$!
-sleep 1
+attached $OW
+sleep 0.5
 early=$(ls "$TMPD/o")
 wait $OW; st=$?
 # (during the capture: nothing, the file being written has no name yet
@@ -201,7 +208,8 @@ fi
 
 # SIGINT ends the capture and the output is still written.
 "$OFFWAKE" -f -p "$PP" > "$TMPD/int" 2>/dev/null & OW=$!
-sleep 1.5
+attached $OW
+sleep 1
 # (the ids of the programs it loaded, from its file descriptors)
 progs=$(cat /proc/$OW/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u)
 kill -INT $OW
@@ -275,7 +283,8 @@ fi
 out_time() {
 	local n=$1 ow t0; shift
 	"$OFFWAKE" -p $MP -o "$TMPD/$n" "$@" 2> "$TMPD/$n.err" & ow=$!
-	sleep 4
+	attached $ow
+	sleep 3
 	t0=$(date +%s%N)
 	kill -INT $ow
 	wait $ow

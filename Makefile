@@ -43,7 +43,14 @@ ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 all: $(BIN)
 
-$(OUT)/render $(OUT)/bpf:
+# A fresh clone without the build dependencies stops here, naming the
+# missing packages (not at a compiler error about a header); once.
+BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev,$(DEPS))
+$(OUT)/.build-deps:
+	@sh tests/deps.sh --check $(BUILD_DEPS)
+	@mkdir -p $(OUT) && touch $@
+
+$(OUT)/render $(OUT)/bpf: | $(OUT)/.build-deps
 	mkdir -p $@
 
 # The renderer as a library of its own (libc + pcre2 only).

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
-BROWSER_DIR=$TOP/tests/browser
 ARTIFACTS=$TOP/build/browser
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 if [ ! -x "$OFFWAKE" ]; then
 	fail browser "no binary at $OFFWAKE (run make first)"
@@ -18,23 +16,10 @@ if [ ! -x "$OFFWAKE" ]; then
 fi
 
 # ---- what the tests need: chromium, node >= 20, playwright-core ----
-if [ ! -x "$CHROMIUM" ] && ! sh "$TOP/tests/deps.sh" chromium >&2; then
-	skip browser "Debian package chromium could not be installed"
+. "$TOP/tests/browser/setup.sh"
+if ! browser_setup; then
+	skip browser "$BROWSER_WHY"
 	exit 0
-fi
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	sh "$TOP/tests/deps.sh" nodejs npm >&2
-fi
-if ! node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null; then
-	skip browser "node >= 20 with npm is needed for playwright-core (have: $(node --version 2>&1))"
-	exit 0
-fi
-if [ ! -f "$BROWSER_DIR/node_modules/playwright-core/package.json" ]; then
-	echo "browser: installing playwright-core (npm ci in tests/browser)" >&2
-	if ! (cd "$BROWSER_DIR" && npm ci --no-audit --no-fund --loglevel=error </dev/null >&2); then
-		skip browser "npm could not install playwright-core"
-		exit 0
-	fi
 fi
 
 # ---- inputs ----

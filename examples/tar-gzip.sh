@@ -1,19 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # tar-gzip.sh - the classic off-wake case study: in "tar | gzip", gzip waits
-# on tar (pipe reads, woken by tar's writes) and tar waits on the disk
-# (woken from block I/O completion, often in interrupt context).
-# Usage (root): examples/tar-gzip.sh [SECONDS] [DIR]  -> examples/offwake-tar-gzip.{folded,svg}
-set -e
-cd "$(dirname "$0")"
+# on tar (pipe reads, woken by tar's writes) and tar waits on the pipe and
+# the disk.  Only the pipeline is traced (offwake-svg -- CMD).
+# Usage (root): examples/tar-gzip.sh [--update] [--drop-caches] [SECONDS] [DIR]
+#   writes build/examples/offwake-tar-gzip.{folded,svg} (examples/ with
+#   --update); --drop-caches first drops the page cache (system-wide), so
+#   that tar reads DIR from the disk.
+. "$(dirname "$0")/common.sh"
+# shellcheck disable=SC2086
+set -- $ARGS
 secs=${1:-5}
 dir=${2:-/usr}
-bin=../offwake-svg
-[ -x "$bin" ] || make -C .. offwake-svg >/dev/null
-sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
-(sleep 1; timeout "$secs" sh -c "tar cf - '$dir' 2>/dev/null | gzip > /dev/null") &
-"$bin" -f -u "$((secs + 1))" > offwake-tar-gzip.folded
-wait
-"$bin" render --colors=chain --countname=us \
-	--title="Off-Wake Time Flame Graph: tar | gzip" offwake-tar-gzip.folded > offwake-tar-gzip.svg
-echo "wrote examples/offwake-tar-gzip.svg"
+drop_caches
+"$BIN" -f -q "$secs" -- sh -c "timeout $secs tar cf - '$dir' 2>/dev/null | gzip > /dev/null" \
+	> "$OUTDIR/offwake-tar-gzip.folded" || [ $? -eq 124 ]
+"$BIN" render --colors=chain --countname=us \
+	--title="Off-Wake Time Flame Graph: tar | gzip" "$OUTDIR/offwake-tar-gzip.folded" \
+	> "$OUTDIR/offwake-tar-gzip.svg"
+echo "wrote $SHOWN/offwake-tar-gzip.svg"

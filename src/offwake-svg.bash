@@ -14,7 +14,8 @@ _offwake_svg()
 	local capture="-p --pid -t --tid -u --user-threads-only -k --kernel-threads-only
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
-		-q --quiet -h --help --version --format --chain-depth --chain-max-age"
+		-q --quiet -h --help --version --format --chain-depth --chain-max-age
+		--follow --unwind --unwind-memory"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
@@ -24,6 +25,9 @@ _offwake_svg()
 		return ;;
 	--chain-depth)
 		COMPREPLY=($(compgen -W "1 2 3 4" -- "$cur"))
+		return ;;
+	--unwind)
+		COMPREPLY=($(compgen -W "auto fp cfi" -- "$cur"))
 		return ;;
 	--format|-F)
 		COMPREPLY=($(compgen -W "svg folded pprof speedscope" -- "$cur"))

@@ -59,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "common/privs.h"
 #include "offwake.skel.h"
 #include "common/progress.h"
 #include "common/util.h"
@@ -267,8 +268,10 @@ static struct offwake_bpf *open_load(const struct capture_opts *o, bool raw,
 
 static const char *load_hint(int err)
 {
+	static char why[256];
+
 	if (err == EPERM || err == EACCES)
-		return "run as root (CAP_BPF and CAP_PERFMON are needed)";
+		return privs_bpf_hint(why, sizeof(why));
 	if (err == ENOMEM || err == E2BIG)
 		return "lower --stack-storage-size or free memory";
 	return "set OFFWAKE_DEBUG=1 to see the verifier's log";
@@ -804,6 +807,7 @@ void capture_report_losses(const struct capture *c)
 	if (c->drain_errors)
 		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
 			(unsigned long long)c->drain_errors);
+	procmaps_report_denied();
 	if (c->fo.missing || c->stacks.bad)
 		fprintf(stderr, OW_PROG ": warning: %llu stacks never received, %llu malformed (please report)\n",
 			(unsigned long long)c->fo.missing,

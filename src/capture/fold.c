@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fold.h"
+#include "common/privs.h"
 #include "fg.h"
 #include "common/util.h"
 
@@ -106,8 +107,8 @@ int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st)
 	f->st = st;
 	f->ks = ksyms_load(NULL);
 	if (!f->ks) {
-		ow_err("reading /proc/kallsyms: %s%s", strerror(errno),
-		       errno == EPERM ? " (addresses hidden: run as root)" : "");
+		ow_err("reading /proc/kallsyms: %s", errno == EPERM ?
+		       privs_kallsyms_hint() : strerror(errno));
 		return -1;
 	}
 	f->us = usyms_new(pm);

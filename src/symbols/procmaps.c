@@ -21,6 +21,11 @@
  * is forgotten, and a lineage no process uses any more (its processes
  * gone or exec'd) is released one grace period later, so memory follows
  * the processes alive or recently gone, not every one seen.
+ *
+ * A non-root capture opens files as its user (src/common/privs.c): the
+ * files and maps it was refused are counted (each file once, by device
+ * and inode) and procmaps_report_denied() says so, with the capabilities
+ * that would help, rather than leaving [unknown] frames unexplained.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +36,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include "common/htab.h"
+#include "common/privs.h"
 #include "procmaps.h"
 #include "common/util.h"
 
@@ -228,6 +234,32 @@ static int parse_line(const char *line, struct pmap *m, bool *exec)
 	return 0;
 }
 
+/* What we were refused (one capture per process: file-scope state). */
+static struct {
+	struct htab files;	/* (dev, ino) of each file refused */
+	struct htab procs;	/* (tgid, 0) of each process's maps */
+	size_t nfiles, nmaps;
+	char file[PATH_MAX];	/* the first file and maps refused */
+	char maps[64];
+} denied;
+
+static bool is_denial(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
+/* Count what was refused once (key (a, b) in seen); keep the first name. */
+static void note_denied(struct htab *seen, uint64_t a, uint64_t b,
+			size_t *n, char *first, size_t len, const char *name)
+{
+	static char once;
+
+	if (htab_get(seen, a, b) || htab_put(seen, a, b, &once) < 0)
+		return;
+	if (!(*n)++)
+		snprintf(first, len, "%s", name);
+}
+
 /* The executable mappings of tgid (*n of them); NULL when none. */
 static struct pmap *read_maps(uint32_t tgid, size_t *n)
 {
@@ -240,8 +272,12 @@ static struct pmap *read_maps(uint32_t tgid, size_t *n)
 	*n = 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", tgid);
 	f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		if (is_denial(errno))
+			note_denied(&denied.procs, tgid, 0, &denied.nmaps,
+				    denied.maps, sizeof(denied.maps), path);
 		return NULL;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		if (parse_line(line, &m, &exec) < 0)
 			continue;
@@ -327,19 +363,42 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
 int procmaps_open(uint32_t tgid, const struct pmap *m)
 {
 	char path[PATH_MAX];
+	bool refused;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
 		 "-%" PRIx64, tgid, m->start, m->end);
 	fd = ow_open_file(path);
+	refused = fd < 0 && is_denial(errno);
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", tgid,
 			 m->path);
 		fd = ow_open_file(path);
+		refused |= fd < 0 && is_denial(errno);
 	}
-	if (fd < 0)
+	if (fd < 0) {
 		fd = ow_open_file(m->path);
+		refused |= fd < 0 && is_denial(errno);
+	}
+	if (fd < 0 && refused)	/* each way refused, or the file gone */
+		note_denied(&denied.files, m->dev, m->ino, &denied.nfiles,
+			    denied.file, sizeof(denied.file), m->path);
 	return fd;
+}
+
+void procmaps_report_denied(void)
+{
+	if (denied.nmaps)
+		fprintf(stderr, OW_PROG ": warning: the maps of %zu processes could not be read (%s: %s): their user frames are [unknown]%s\n",
+			denied.nmaps, denied.maps, strerror(EACCES),
+			privs_maps_hint());
+	if (denied.nfiles)
+		fprintf(stderr, OW_PROG ": warning: %zu files mapped by traced processes could not be opened (%s: %s): their frames are [unknown] and their stacks walked by frame pointers%s\n",
+			denied.nfiles, denied.file, strerror(EACCES),
+			privs_files_hint());
+	htab_free(&denied.files);
+	htab_free(&denied.procs);
+	memset(&denied, 0, sizeof(denied));
 }
 
 void procmaps_learn_once(struct procmaps *pm, uint32_t tgid)

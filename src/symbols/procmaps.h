@@ -46,6 +46,12 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
  * process that exited).  Regular files only (ow_open_file()); -1 if none.
  */
 int procmaps_open(uint32_t tgid, const struct pmap *m);
+/*
+ * Warn about the maps and files we were refused (a capture without
+ * CAP_SYS_PTRACE and friends), naming the first and the capabilities that
+ * would help; nothing when none was.  Call it once, at the end.
+ */
+void procmaps_report_denied(void);
 
 /* The executable mapping of tgid containing addr (from before its last
  * exec when only those have it), or NULL. */

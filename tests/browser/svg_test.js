@@ -349,6 +349,22 @@ async function testBig() {
 	await checkZoom(tag, page, orig, cand[0], false, null);
 	const zoomMs = Date.now() - t0;
 	check(tag + ": zoom takes " + zoomMs + " ms", zoomMs < 10000, zoomMs + " ms");
+	// The script writes only to frames whose state changes: zooming on
+	// from one zoom to another must give what a zoom from scratch gives.
+	// In: the widest frame two levels up inside the zoomed one; out: its
+	// ancestor at depth 1; then a sibling of the first under that one.
+	const z0 = orig[cand[0]];
+	const within = (f, z) => f.x >= z.x - 0.001 && f.x + f.w <= z.x + z.w + 0.001;
+	const deeper = orig.map((f, i) => i).filter(i => orig[i].y === z0.y - 32 && within(orig[i], z0))
+		.sort((a, b) => orig[b].w - orig[a].w);
+	if (check(tag + ": the zoomed frame has frames two levels up", deeper.length > 0, "none")) {
+		await checkZoom(tag + " (zoom on, deeper)", page, orig, deeper[0], false, null);
+		const up = orig.map((f, i) => i).filter(i => orig[i].y === root.y - 16 && within(z0, orig[i]));
+		await checkZoom(tag + " (zoom on, out to depth 1)", page, orig, up[0], false, null);
+		const sib = cand.filter(i => i !== cand[0] && within(orig[i], orig[up[0]]));
+		if (sib.length)
+			await checkZoom(tag + " (zoom on, a sibling)", page, orig, sib[0], false, null);
+	}
 	await checkReset(tag, page, orig);
 	await checkSearch(tag, page, lines, "^svc_[AB]$", false, () => page.keyboard.press("Control+f"));
 	await checkSearchReset(tag, page, orig, () => page.keyboard.press("Control+f"));

@@ -85,6 +85,9 @@ static const char help_text[] =
 	"                        as offwaketime); 0 means running (preempted) only\n"
 	"  -o, --output FILE     write the output to FILE (atomically)\n"
 	"  -q, --quiet           no live status line (shown on a terminal only)\n"
+	"  --group comm|process|thread  name the bottom (and waker) frame comm\n"
+	"                        (default, as offwaketime), comm-PID or\n"
+	"                        comm-PID/TID, to single out a process or thread\n"
 	"  --follow              with -p: also trace the processes they start\n"
 	"                        during the capture (followed in the kernel)\n"
 	"  --unwind auto|fp|cfi  how user stacks are walked: cfi follows each\n"
@@ -204,7 +207,7 @@ struct opt {
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
-	O_QUIET, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
+	O_QUIET, O_FOLLOW, O_GROUP, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
 };
 
 static const struct opt opts[] = {
@@ -226,6 +229,7 @@ static const struct opt opts[] = {
 	{ 'o', "output", true, O_OUT },
 	{ 'q', "quiet", false, O_QUIET },
 	{ 0, "follow", false, O_FOLLOW },
+	{ 0, "group", true, O_GROUP },
 	{ 0, "unwind", true, O_UNWIND },
 	{ 0, "unwind-memory", true, O_UNWIND_MB },
 	{ 0, "chain-depth", true, O_CHAIN },
@@ -360,6 +364,17 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		break;
 	case O_FOLLOW:
 		o->follow = true;
+		break;
+	case O_GROUP:
+		if (!strcmp(val, "comm"))
+			o->group = OW_GROUP_COMM;
+		else if (!strcmp(val, "process"))
+			o->group = OW_GROUP_PROCESS;
+		else if (!strcmp(val, "thread"))
+			o->group = OW_GROUP_THREAD;
+		else
+			return usage_error("argument %s: invalid choice: '%s' (choose from 'comm', 'process', 'thread')",
+					   name, val);
 		break;
 	case O_UNWIND:
 		if (!strcmp(val, "auto"))

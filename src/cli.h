@@ -48,11 +48,20 @@ enum ow_unwind {
  */
 #define OW_CHAIN_MAX_AGE_US	10000
 
+/* How the bottom (and the waker's) frame is named (--group), as
+ * stackcollapse-perf.pl's --pid and --tid name it. */
+enum ow_group {
+	OW_GROUP_COMM,		/* comm (offwaketime) */
+	OW_GROUP_PROCESS,	/* comm-PID (the process's tgid) */
+	OW_GROUP_THREAD,	/* comm-PID/TID */
+};
+
 struct capture_opts {
 	enum ow_threads threads;
 	uint32_t *ids;		/* -p / -t values */
 	size_t nids;
 	bool follow;		/* --follow: -p's processes' children too */
+	enum ow_group group;	/* --group, default comm */
 	char **cmd;		/* -- CMD [ARGS...], NULL-terminated, or NULL */
 	int cmd_pid;		/* CMD, started and waiting (run.c) */
 	int cmd_go;		/* write a byte here to let CMD exec, or -1 */

@@ -15,7 +15,7 @@ _offwake_svg()
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
-		--follow --unwind --unwind-memory"
+		--follow --group --unwind --unwind-memory"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
@@ -25,6 +25,9 @@ _offwake_svg()
 		return ;;
 	--chain-depth)
 		COMPREPLY=($(compgen -W "1 2 3 4" -- "$cur"))
+		return ;;
+	--group)
+		COMPREPLY=($(compgen -W "comm process thread" -- "$cur"))
 		return ;;
 	--unwind)
 		COMPREPLY=($(compgen -W "auto fp cfi" -- "$cur"))

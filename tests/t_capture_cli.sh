@@ -170,3 +170,15 @@ if grep -q '^ow_pong;.*anon_pipe_read' "$TMPD/fol" && ! grep -q '^ow_pong;' "$TM
 else
 	fail cli_follow_children "with --follow: $(cut -d';' -f1 "$TMPD/fol" | sort -u | tr '\n' ' '); without: $(cut -d';' -f1 "$TMPD/nofol" | sort -u | tr '\n' ' ')"
 fi
+
+# --group: the bottom frame (and the waker's) names its process or thread
+"$OFFWAKE" -f -q --group thread -p $PP 1 > "$TMPD/gt" 2> /dev/null
+"$OFFWAKE" -q --group process -p $PP -o "$TMPD/gp.svg" 1 2> /dev/null
+read -r PING PONG < "$TMPD/tids"
+if grep -q "^ow_pong-$PP/$PONG;.*anon_pipe_read;.*;ow_ping-$PP/$PING [0-9]*\$" "$TMPD/gt" &&
+   grep -q "<title>ow_pong-$PP (" "$TMPD/gp.svg" && ! grep -q '<title>ow_pong (' "$TMPD/gp.svg"; then
+	pass cli_group
+else
+	fail cli_group "$(head -c 200 "$TMPD/gt")"
+fi
+usage_case cli_group_bad "invalid choice: 'pid'" --group pid 1

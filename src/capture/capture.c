@@ -361,6 +361,14 @@ static struct ow_key shown_key(const struct capture *c,
 		return e->key;
 	memcpy(k.target, e->key.target, OW_COMM_LEN);
 	memcpy(k.waker, e->key.waker, OW_COMM_LEN);
+	if (c->group != OW_GROUP_COMM) {	/* --group: the names show pids */
+		k.t_tgid = e->key.t_tgid;
+		k.w_tgid = e->key.w_tgid;
+	}
+	if (c->group == OW_GROUP_THREAD) {
+		k.t_pid = e->key.t_pid;
+		k.w_pid = e->key.w_pid;
+	}
 	k.t_ustack = (uintptr_t)e->stk[KS_T_USER];
 	k.t_kstack = (uintptr_t)e->stk[KS_T_KERNEL];
 	k.w_kstack = (uintptr_t)e->stk[KS_W_KERNEL];
@@ -671,6 +679,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 
 	memset(c, 0, sizeof(*c));
 	c->merge = OW_OUT_STACK_SET(o->output);
+	c->group = o->group;
 	c->pm = procmaps_new();
 	if (!c->pm) {
 		ow_err("starting the capture: %s", strerror(ENOMEM));

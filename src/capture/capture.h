@@ -29,6 +29,7 @@ struct capture {
 					 * blocked ns and stacks */
 	struct agg pending;		/* keys whose stacks are not in yet */
 	bool merge;			/* sum by what the SVG shows */
+	enum ow_group group;		/* and keep the pids it shows */
 	size_t resolves;		/* keys symbolised, to read the ring
 					 * buffer every so often */
 	uint64_t losses[OW_LOSS_NR];

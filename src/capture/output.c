@@ -109,16 +109,34 @@ struct level {
  * the chain's further levels. */
 struct parts {
 	const char *target, *waker, *wctx;
+	char tname[64], wname[64];	/* --group: comm-PID[/TID] */
 	const struct symstack *stk[KS_NR];
 	struct level up[OW_CHAIN_MAX - 1];
 	int nup;
 };
 
-static void entry_parts(struct folder *fo, const struct agg_entry *e,
-			struct parts *p)
+/* comm, comm-PID or comm-PID/TID (--group); a missing comm stays empty */
+static const char *group_name(char *buf, size_t len, const char *comm,
+			      uint32_t tgid, uint32_t pid, enum ow_group g)
 {
-	p->target = fold_comm(fo, e->key.target);
-	p->waker = fold_comm(fo, e->key.waker);
+	if (g == OW_GROUP_COMM || !comm[0])
+		return comm;
+	if (g == OW_GROUP_PROCESS)
+		snprintf(buf, len, "%s-%u", comm, tgid);
+	else
+		snprintf(buf, len, "%s-%u/%u", comm, tgid, pid);
+	return buf;
+}
+
+static void entry_parts(struct folder *fo, const struct agg_entry *e,
+			struct parts *p, enum ow_group g)
+{
+	p->target = group_name(p->tname, sizeof(p->tname),
+			       fold_comm(fo, e->key.target), e->key.t_tgid,
+			       e->key.t_pid, g);
+	p->waker = group_name(p->wname, sizeof(p->wname),
+			      fold_comm(fo, e->key.waker), e->key.w_tgid,
+			      e->key.w_pid, g);
 	memcpy(p->stk, e->stk, sizeof(p->stk));
 	p->wctx = e->stk[KS_W_KERNEL]->ctx;
 	for (p->nup = 0; p->nup < OW_CHAIN_MAX - 1 && e->up[p->nup][LS_KERNEL];
@@ -286,7 +304,7 @@ static struct fg_stacks *stack_set(struct capture *c, const struct capture_opts 
 		struct parts p;
 		size_t nf;
 
-		entry_parts(&c->fo, e, &p);
+		entry_parts(&c->fo, e, &p, o->group);
 		nf = line_frames(&p, o->delimited, fr, lens);
 		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
 			fg_stacks_free(s);
@@ -348,7 +366,7 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 		struct parts p;
 		size_t nf;
 
-		entry_parts(&c->fo, v[i], &p);
+		entry_parts(&c->fo, v[i], &p, o->group);
 		if (text) {
 			write_text_entry(out, &p, &v[i]->key, us, o->delimited);
 			continue;

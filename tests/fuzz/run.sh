@@ -47,7 +47,7 @@ build() {
 	# the symboliser, reading its files through fuzz_fopen() and fuzz_open()
 	local sym=()
 	for f in symbols/procmaps symbols/perfmap symbols/ksyms symbols/usyms symbols/demangle \
-		 common/util common/htab; do
+		 common/util common/htab common/privs; do
 		[ -f "src/$f.c" ] || { echo "fuzz: src/$f.c is missing" >&2; return 1; }
 		$CLANG $LIBFLAGS -Dfopen=fuzz_fopen -Dopen=fuzz_open -include tests/fuzz/fuzz_common.h \
 			-c "src/$f.c" -o "$OUT/obj/src_${f#*/}.o"

@@ -209,7 +209,7 @@ import ctypes, os, sys, threading, time
 libc = ctypes.CDLL(None)
 def worker(name, r, w):
     libc.prctl(15, name, 0, 0, 0)          # PR_SET_NAME
-    for _ in range(400):
+    for _ in range(4000):     # ~20 s: outlives a capture that loads slowly
         os.write(w, b"x"); os.read(r, 1); time.sleep(0.005)
 r1, w1 = os.pipe(); r2, w2 = os.pipe()
 a = threading.Thread(target=worker, args=(b"</text><x>\"'", r1, w2))
@@ -221,6 +221,7 @@ PY
 	CP=$!
 	for _ in $(seq 50); do [ -s "$TMPD/comm.pid" ] && break; sleep 0.1; done
 	timeout 60 "$OFFWAKE" -p "$(cat "$TMPD/comm.pid")" -o "$TMPD/comm.svg" 2 2> "$TMPD/comm.err"; st=$?
+	kill $CP 2>/dev/null
 	wait $CP 2>/dev/null
 	if [ $st -ne 0 ]; then
 		fail hostile_capture "capture exit $st: $(head -c 300 "$TMPD/comm.err")"

@@ -39,7 +39,7 @@ BPF_SRC    := $(wildcard bpf/*.bpf.c)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-.PHONY: all check deps test golden bench bench-browser fuzz install uninstall clean example
+.PHONY: all check deps test golden bench soak bench-browser fuzz install uninstall clean example
 
 all: $(BIN)
 
@@ -143,6 +143,11 @@ bench: offwake-svg
 	bash tests/bench/capture_bench.sh
 	bash tests/bench/unwind_cost.sh
 	bash tests/bench/unwind_bench.sh
+
+# A 10-minute capture over a fork storm: memory bounded, nothing lost
+# silently (tests/soak.sh; SOAK_SECONDS shortens it).  Not part of check.
+soak: $(BIN)
+	OFFWAKE=$(abspath $(BIN)) bash tests/soak.sh
 
 # The SVG in headless Chromium: load, zoom, reset, search (issue 21); skipped
 # without Chromium.  FLAMEGRAPH_PL=path adds flamegraph.pl's SVG.

@@ -440,7 +440,8 @@ size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
 		double lag;
 
-		if (!p)
+		if (!p || !p->queued)	/* gone (cfi_sweep()), or a stale
+					 * entry of a reused tgid */
 			continue;
 		update(c, p, between, ctx);
 		lag = now_ms() - p->queued;
@@ -458,10 +459,14 @@ void cfi_sweep(struct cfi *c, unsigned idle)
 {
 	size_t seen = 0, i;
 
+	/* queued ones too (cfi_work() skips a tgid no longer here): the
+	 * queue is newest first, and under a fork storm it may never reach
+	 * a process that is gone, which kept the files it mapped, and their
+	 * rows, for the rest of the capture */
 	for (i = 0; i < c->procs.size; i++) {
 		struct cfi_proc *p = c->procs.tab[i].val;
 
-		if (!p || p->queued)
+		if (!p)
 			continue;
 		if (kill(p->tgid, 0) && errno == ESRCH) {
 			drop_proc(c, p);

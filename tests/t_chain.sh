@@ -9,7 +9,8 @@
 # a wakeup by an interrupt that landed on a thread ends the chain (the
 # interrupted thread's own waker is not shown); --chain-max-age cuts a
 # level whose waker was woken too long before; depth 1 keeps the one-level
-# format; --text prints the levels; bad values are usage errors; and
+# format; --text prints the levels; --group names every level; bad values
+# are usage errors; and
 # render (--colors=chain), unfold and diff take multi-level lines.
 # Blocked time is asserted as shares with wide tolerances (a noisy 2-core
 # VM).  The captures need root and kernel BTF; they skip otherwise.
@@ -37,20 +38,20 @@ bad chain_age_zero "argument --chain-max-age: must be nonzero" --chain-max-age 0
 bad chain_age_word "argument --chain-max-age: invalid int value: '1ms'" --chain-max-age 1ms 1
 
 # sum_us FILE PATTERN: total count of the lines matching PATTERN.
-sum_us() { grep -E "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
+sum_us() { grep -aE "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
 # share FILE PART WHOLE: percent of WHOLE's count that matches PART too.
 share() {
 	local whole part
 	whole=$(sum_us "$1" "$3")
-	part=$(grep -E "$3" "$1" | grep -E "$2" | awk '{ s += $NF } END { print s + 0 }')
+	part=$(grep -aE "$3" "$1" | grep -aE "$2" | awk '{ s += $NF } END { print s + 0 }')
 	[ "$whole" -gt 0 ] || { echo 0; return; }
 	echo $((part * 100 / whole))
 }
 # past_irq FILE PATTERN: lines matching PATTERN with a level after an
 # interrupt's (its marker, the interrupted task's name, then "--").
-past_irq() { grep -E "$2" "$1" | grep -cE '\[(hardirq|softirq|nmi)\];[^;]*;--;'; }
+past_irq() { grep -aE "$2" "$1" | grep -acE '\[(hardirq|softirq|nmi)\];[^;]*;--;'; }
 # dividers FILE PATTERN: the most ";--;" a line matching PATTERN has.
-dividers() { grep -E "$2" "$1" | awk '{ n = gsub(/;--;/, "&"); if (n > m) m = n } END { print m + 0 }'; }
+dividers() { grep -aE "$2" "$1" | awk '{ n = gsub(/;--;/, "&"); if (n > m) m = n } END { print m + 0 }'; }
 
 # Multi-level lines through render, unfold and diff (no capture needed).
 C2='ow_pc;c_wait;read;;anon_pipe_read;schedule;--;anon_pipe_write;;__write;b_send;ow_pb;--;anon_pipe_write;;__write;a_send;ow_pa'
@@ -218,10 +219,19 @@ fi
 "$OFFWAKE" --text --chain-depth 2 -p "$P0" 1 > "$TMPD/text" 2> /dev/null
 if awk '/^    waker 2: +ow_pa /{ a = NR } /^    waker: +ow_pb /{ if (a && !b) b = NR }
 	/^    target: +ow_pc /{ if (b) { ok = 1; exit } } END { exit !ok }' "$TMPD/text" &&
-   [ "$(grep -c '^    --               --$' "$TMPD/text")" -gt "$(grep -c '^    target:' "$TMPD/text")" ]; then
+   [ "$(grep -ac '^    --               --$' "$TMPD/text")" -gt "$(grep -ac '^    target:' "$TMPD/text")" ]; then
 	pass chain_text
 else
 	fail chain_text "no waker 2 / waker / target entry: $(head -c 1500 "$TMPD/text")"
+fi
+
+# --group=thread: every level named comm-PID/TID, as the waker is.
+read -r TA TB TC < "$TMPD/tids0"
+if cap grp --group=thread --chain-depth 2 -p "$P0" 1 &&
+   grep -aqE "^ow_pc-$P0/$TC;.*;ow_pb-$P0/$TB;--;.*;ow_pa-$P0/$TA [0-9]+$" "$TMPD/grp"; then
+	pass chain_group
+else
+	fail chain_group "no ow_pc-$P0/$TC line ending ow_pb-$P0/$TB;--;...;ow_pa-$P0/$TA: $(grep '^ow_pc' "$TMPD/grp" | head -c 600) $(head -c 300 "$TMPD/grp.err")"
 fi
 
 # The SVG of a depth-2 capture: both levels drawn.

@@ -377,6 +377,10 @@ static struct ow_key shown_key(const struct capture *c,
 		memcpy(k.up[i].comm, e->key.up[i].comm, OW_COMM_LEN);
 		k.up[i].kstack = (uintptr_t)e->up[i][LS_KERNEL];
 		k.up[i].ustack = (uintptr_t)e->up[i][LS_USER];
+		if (c->group != OW_GROUP_COMM)	/* as the waker's */
+			k.up[i].tgid = e->key.up[i].tgid;
+		if (c->group == OW_GROUP_THREAD)
+			k.up[i].pid = e->key.up[i].pid;
 	}
 	return k;
 }

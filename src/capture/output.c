@@ -101,6 +101,7 @@ static struct agg_entry **sorted_entries(struct agg *a, bool text)
 /* A level of the wakeup chain past the waker: name, context, stacks. */
 struct level {
 	const char *name, *ctx;
+	char gname[64];		/* --group: comm-PID[/TID] */
 	const struct symstack *stk[LS_NR];
 	uint32_t pid;
 };
@@ -142,9 +143,11 @@ static void entry_parts(struct folder *fo, const struct agg_entry *e,
 	for (p->nup = 0; p->nup < OW_CHAIN_MAX - 1 && e->up[p->nup][LS_KERNEL];
 	     p->nup++) {
 		struct level *l = &p->up[p->nup];
+		const struct ow_level *k = &e->key.up[p->nup];
 
-		l->name = fold_comm(fo, e->key.up[p->nup].comm);
-		l->pid = e->key.up[p->nup].pid;
+		l->name = group_name(l->gname, sizeof(l->gname),
+				     fold_comm(fo, k->comm), k->tgid, k->pid, g);
+		l->pid = k->pid;
 		memcpy(l->stk, e->up[p->nup], sizeof(l->stk));
 		l->ctx = l->stk[LS_KERNEL]->ctx;
 	}

@@ -70,10 +70,15 @@ fi
 
 # 2. dlopen during a -p capture: blocks through the library's f4..f6,
 # once its table is in, reach main.
-# (the library comes 2.5 s after the start: the capture is attached by then)
-"$TMPD/chaindl" 7 2.5 "$TMPD/libowchain.so" > "$TMPD/dl.out" & DL=$!
+# (the library is loaded once the capture has traced a while: a file
+# says when)
+"$TMPD/chaindl" 9 "$TMPD/go" "$TMPD/libowchain.so" > "$TMPD/dl.out" & DL=$!
 for _ in $(seq 100); do [ -s "$TMPD/dl.out" ] && break; sleep 0.02; done
-"$OFFWAKE" -f -p $DL 6 > "$TMPD/dl" 2> "$TMPD/dl.err"; st=$?
+"$OFFWAKE" -f -p $DL 5 > "$TMPD/dl" 2> "$TMPD/dl.err" & OW=$!
+attached $OW && sleep 1.5
+touch "$TMPD/go"
+wait $OW; st=$?
+kill $DL 2> /dev/null
 wait $DL
 whole_dl='^ow_chaindl;_start;__libc_start_main[^;]*;__libc_start_call_main;main;g1;g2;g3;f4;f5;f6;(__GI___libc_read|__libc_read|read);;'
 pct=$(share "$TMPD/dl" "$whole_dl" '^ow_chaindl;(.*;)?f6;.*anon_pipe_read')

@@ -2,12 +2,12 @@
 /*
  * chaindl.c - unwinding test workload for libraries loaded during a
  * capture (tests/t_unwind_live.sh): "ow_chaindl" blocks in read() on a
- * pipe through g1 -> g2 -> g3 until DELAY seconds have passed, then
+ * pipe through g1 -> g2 -> g3 until the file GO exists, then
  * dlopen()s LIB (chainlib.c built as a shared library) and blocks through
  * g1 -> g2 -> g3 -> f4 -> f5 -> f6 (in LIB) -> read() until SECONDS.  A
  * thread writes a byte every 10 ms.  Built -O2 -fomit-frame-pointer
  * -fno-optimize-sibling-calls: only unwind tables walk it.
- * Usage: chaindl SECONDS DELAY LIB   (prints "ready" once running)
+ * Usage: chaindl SECONDS GO LIB   (prints "ready" once running)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,13 +25,6 @@ static int fds[2];
 static time_t end;
 static long (*lib_f4)(int fd, long x);	/* NULL until dlopen */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* without the library: block here, one frame below g3 */
 NOINL long g4(int fd, long x)
@@ -89,21 +82,19 @@ static void *writer(void *arg)
 
 int main(int argc, char **argv)
 {
-	double load;
 	pthread_t t;
 	long i = 0;
 
 	if (argc != 4 || pipe(fds))
 		return 2;
 	end = time(NULL) + atoi(argv[1]);
-	load = now_s() + atof(argv[2]);
 	if (pthread_create(&t, NULL, writer, NULL))
 		return 1;
 	prctl(PR_SET_NAME, "ow_chaindl");
 	printf("ready\n");
 	fflush(stdout);
 	while (g1(fds[0], i++) >= 0) {
-		if (!lib_f4 && now_s() >= load) {
+		if (!lib_f4 && !access(argv[2], F_OK)) {
 			void *h = dlopen(argv[3], RTLD_NOW);
 
 			if (!h || !(lib_f4 = (long (*)(int, long))dlsym(h, "f4"))) {

@@ -29,7 +29,7 @@ fi
 
 # attached PID: wait until the capture's BPF links exist
 attached() {
-	for _ in $(seq 300); do
+	for _ in $(seq 1000); do
 		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
 		sleep 0.02
 	done
@@ -74,7 +74,7 @@ fi
 # says when)
 "$TMPD/chaindl" 9 "$TMPD/go" "$TMPD/libowchain.so" > "$TMPD/dl.out" & DL=$!
 for _ in $(seq 100); do [ -s "$TMPD/dl.out" ] && break; sleep 0.02; done
-"$OFFWAKE" -f -p $DL 5 > "$TMPD/dl" 2> "$TMPD/dl.err" & OW=$!
+"$OFFWAKE" -f -p $DL 6 > "$TMPD/dl" 2> "$TMPD/dl.err" & OW=$!
 attached $OW && sleep 1.5
 touch "$TMPD/go"
 wait $OW; st=$?

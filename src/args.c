@@ -48,7 +48,6 @@ static const char help_text[] =
 	"  " OW_PROG " -p 1234 -o out.svg --title=\"db stall\"   until Ctrl-C\n"
 	"  " OW_PROG " -p 1234 -o out.pb.gz 30   pprof (go tool pprof, Pyroscope)\n"
 	"\n"
-
 	"positional arguments:\n"
 	"  DURATION              seconds to trace (default: until SIGINT/SIGTERM,\n"
 	"                        which end the capture and still write the output)\n"

@@ -26,3 +26,13 @@ svgcheck() {
 	skip "$1" "cannot build tests/tools/svgcheck.c (libxml2-dev?): $(head -c 300 "$TMPD/cc.err")"
 	return 1
 }
+# attached PID: wait (up to 20 s) until capture PID's BPF links exist:
+# tracing starts right after (attaching is the capture's last step before
+# its traced window); loading takes a second or more on a busy machine
+attached() {
+	for _ in $(seq 1000); do
+		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}

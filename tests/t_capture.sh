@@ -56,15 +56,6 @@ sum_us() { grep -E "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
 # within V LO HI
 within() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 has() { grep -qE "$2" "$TMPD/$1"; }
-# attached PID: wait until capture PID's BPF links exist (tracing starts
-# right after; loading takes a second or more on a busy machine)
-attached() {
-	for _ in $(seq 1000); do
-		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
-		sleep 0.02
-	done
-	return 1
-}
 
 # The main case: both workloads, 2 seconds.
 if cap main -p "$PP,$SL" 2; then pass capture_runs; else fail capture_runs "$(cat "$TMPD/main.err")"; fi

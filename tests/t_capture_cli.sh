@@ -146,13 +146,6 @@ usage_case cli_follow_needs_pid "argument --follow: needs -p" --follow 1
 # --follow: the children a -p process starts during the capture; without
 # --follow they are not traced.  (Each shell waits at a gate until its
 # capture is attached: loading takes a second or more on a busy machine.)
-attached() {
-	for _ in $(seq 500); do
-		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
-		sleep 0.02
-	done
-	return 1
-}
 follow_case() {	# OUT [--follow]
 	local out=$1 sh ow; shift
 	mkfifo "$TMPD/gate.$out"

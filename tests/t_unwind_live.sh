@@ -27,14 +27,6 @@ if ! { cc "${CF[@]}" -o "$TMPD/chain" "$WL/chain.c" "$WL/chainlib.c" &&
 	exit 0
 fi
 
-# attached PID: wait until the capture's BPF links exist
-attached() {
-	for _ in $(seq 1000); do
-		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
-		sleep 0.02
-	done
-	return 1
-}
 # share FILE WHOLE PART: percent of PART's time (lines matching the
 # regex PART) that also match WHOLE
 share() {

@@ -544,23 +544,6 @@ static void keep_up(void *ctx)
 	ring_buffer__consume(c->rb);
 }
 
-/* The tgid of thread tid, or 0. */
-static uint32_t tgid_of(uint32_t tid)
-{
-	char path[64], line[128];
-	unsigned long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %lu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
 
 /*
  * The unwind tables' maps (--unwind=auto|cfi): the rows map is mapped
@@ -591,7 +574,7 @@ static int cfi_start(struct capture *c, const struct capture_opts *o)
 	}
 	for (size_t i = 0; i < o->nids; i++) {
 		uint32_t tgid = o->threads == OW_THREADS_TGID ? o->ids[i] :
-				o->threads == OW_THREADS_TID ? tgid_of(o->ids[i]) : 0;
+				o->threads == OW_THREADS_TID ? procmaps_tgid(o->ids[i]) : 0;
 
 		if (tgid)
 			cfi_queue(c->cfi, tgid);

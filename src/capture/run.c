@@ -23,27 +23,6 @@
 #include "common/progress.h"
 #include "common/util.h"
 
-/*
- * The tgid of the live process or thread id (/proc/ID/status), 0 when
- * there is none.
- */
-static uint32_t tgid_of(uint32_t id)
-{
-	char path[64], line[128];
-	unsigned int tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", id);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %u", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* SIGHUP (the terminal was closed) ends the capture as SIGINT does, so
  * that what was captured is still written. */
 static void on_hangup(int sig)
@@ -159,7 +138,7 @@ static int check_ids(const struct capture_opts *o)
 	if (!pid && o->threads != OW_THREADS_TID)
 		return 0;
 	for (size_t i = 0; i < o->nids; i++) {
-		uint32_t id = o->ids[i], tgid = tgid_of(id);
+		uint32_t id = o->ids[i], tgid = procmaps_tgid(id);
 
 		if (!tgid) {
 			ow_err("%s %u: no such %s", pid ? "-p" : "-t", id,
@@ -183,7 +162,7 @@ static void report_exited(const struct capture_opts *o)
 	if (!pid && o->threads != OW_THREADS_TID)
 		return;
 	for (size_t i = 0; i < o->nids; i++)
-		if (!tgid_of(o->ids[i]))
+		if (!procmaps_tgid(o->ids[i]))
 			fprintf(stderr, OW_PROG ": %s %u exited during the capture\n",
 				pid ? "process" : "thread", o->ids[i]);
 }

@@ -346,6 +346,23 @@ int procmaps_learn(struct procmaps *pm, uint32_t tgid)
 	return 0;
 }
 
+uint32_t procmaps_tgid(uint32_t tid)
+{
+	char path[64], line[128];
+	unsigned int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
 				    size_t *n, uint64_t *version)
 {

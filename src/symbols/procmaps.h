@@ -23,6 +23,10 @@ struct procmaps *procmaps_new(void);
  * function (procmaps_on_release()). */
 void procmaps_free(struct procmaps *pm);
 
+/* The process (tgid) thread tid belongs to, from /proc/TID/status; 0 when
+ * there is no such thread. */
+uint32_t procmaps_tgid(uint32_t tid);
+
 /* Read /proc/TGID/maps now (replacing what was known); 0 or -1. */
 int procmaps_learn(struct procmaps *pm, uint32_t tgid);
 /* Learn TGID's maps unless known already. */

@@ -83,6 +83,12 @@ void fg_options_init(struct fg_options *o);
  */
 int fg_options_parse(struct fg_options *o, int argc, char **argv,
 		     int *nfiles, const char *prog);
+/* The namespace of the attributes fg:x and fg:w on every frame's <rect>:
+ * the frame's exact start and width in input counts (integers), which the
+ * drawn x and width, rounded to 0.1 px, cannot always give.  fg:w is left
+ * out where the tooltip's count is exact (no --factor, below 10^15). */
+#define FG_NS "urn:x-offwake-svg:frames"
+
 /* fg_options_parse() with flags: FG_PARSE_NO_USAGE prints the error lines
  * only, not the usage (for a command line the caller explains itself). */
 #define FG_PARSE_NO_USAGE	1u

@@ -155,6 +155,7 @@ struct ctx {
 	enum fg_vmode vmode;
 	int chain;
 	struct pnum timemax, factor;
+	int factor_one;		/* --factor is 1: tooltips give input counts */
 	struct pnum timemax_f;	/* timemax * factor, the tooltips' 100% */
 	double timemax_d, wpt, fontsize, imageheight, ypad1, ypad2;
 	/* per frame id */
@@ -187,7 +188,8 @@ static void write_header(struct ctx *c, double height)
 	ob_printf(ob, "\" onload=\"init(evt)\" viewBox=\"0 0 %lld ", o->width);
 	ob_perlnum(ob, height);
 	ob_puts(ob, "\" xmlns=\"http://www.w3.org/2000/svg\" "
-		"xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+		"xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+		"xmlns:fg=\"" FG_NS "\">\n"
 		"<!-- Flame graph stack visualization. See https://github.com/brendangregg/FlameGraph "
 		"for latest version, and http://www.brendangregg.com/flamegraphs.html for examples. -->\n"
 		"<!-- NOTES: ");
@@ -351,6 +353,34 @@ static void group_attr(struct outbuf *ob, int *np, const char *name, const char 
 		ob_puts(ob, "\"");
 }
 
+/*
+ * The frame's exact extent in input counts: fg:x="START" and, unless the
+ * tooltip already shows the count exactly (no --factor, below 10^15, and
+ * for the root no --total), fg:w="COUNT".  The x and width flamegraph.pl
+ * draws are rounded to 0.1 px, which cannot tell the parents of sub-pixel
+ * frames apart; unfold reads these instead.  Namespaced, so browsers and
+ * flamegraph.pl-based tools ignore them.  Written when both are integers,
+ * as counts nearly always are.
+ */
+static void exact_extent(const struct ctx *c, struct outbuf *ob, struct pnum start,
+			 struct pnum end, int shown)
+{
+	char buf[64], *p = buf;
+
+	if (start.is_nv || end.is_nv || start.iv < 0 || end.iv < start.iv || end.iv > UINT64_MAX)
+		return;
+	uint64_t w = (uint64_t)(end.iv - start.iv);
+	p += sprintf(p, " fg:x=\"");
+	p += fg_u64_digits(p, (uint64_t)start.iv);
+	*p++ = '"';
+	if (!shown || !c->factor_one || w >= 1000000000000000ULL) {
+		p += sprintf(p, " fg:w=\"");
+		p += fg_u64_digits(p, w);
+		*p++ = '"';
+	}
+	ob_write(ob, buf, p - buf);
+}
+
 static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *nd)
 {
 	const struct fg_options *o = c->o;
@@ -453,7 +483,10 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 	ob_puts(ob, "\" fill=\"");
 	const char *fill = frame_fill(c, nd, fillbuf, sizeof(fillbuf));
 	ob_escape(ob, fill, strlen(fill), OB_ESC_ATTR);	/* palette.map values too */
-	ob_puts(ob, "\" rx=\"2\" ry=\"2\" />\n");
+	ob_puts(ob, "\" rx=\"2\" ry=\"2\"");
+	exact_extent(c, ob, start, root ? c->flow.total : end,
+		     !root || !pnum_cmp(c->flow.total, c->timemax));
+	ob_puts(ob, " />\n");
 
 	/* label */
 	text_open(ob, NULL, x1 + 3, 3 + (y1 + y2) / 2, "");
@@ -614,6 +647,7 @@ static int render(struct ctx *c)
 	c->vmode = o->hash ? FG_V_HASH : o->random ? FG_V_RANDOM : FG_V_DEFAULT;
 	c->fontsize = o->fontsize;
 	c->factor = pnum_numify(o->factor);
+	c->factor_one = !pnum_cmp(c->factor, pnum_iv(1));
 	if (fg_flow_total(c->s, o->flamechart, &f->total))
 		return -1;
 	c->pal = fg_palette_load(o->colors, err, sizeof(err));

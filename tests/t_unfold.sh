@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # t_unfold.sh - "offwake-svg unfold": round trips (render --minwidth=0 then
 # unfold gives the input back after merging) for chain, deep, unicode,
-# hostile and larger inputs, normal and inverted; flamegraph.pl's SVGs read
+# hostile and larger inputs, normal and inverted; exact with our SVGs' fg:x/fg:w
+# extents (random sub-pixel inputs, a real off-wake profile, --factor),
+# geometry-only reading warning about ambiguous frames; flamegraph.pl's SVGs read
 # the same as ours (skipped without flamegraph.pl); the share lost to
 # pruning reported; malformed, truncated and XML bomb inputs refused with
 # one line, quickly and in bounded memory.
@@ -97,7 +99,9 @@ if [ -f "$FGPL" ] && command -v perl > /dev/null; then
 		[ $name = chain ] && opts="$opts --colors=chain"
 		perl "$FGPL" $opts "$TMPD/$name.folded" > "$TMPD/$name.pl.svg" 2> /dev/null
 		"$OFFWAKE" unfold "$TMPD/$name.pl.svg" > "$TMPD/$name.pl.out" 2> "$TMPD/err"; st=$?
-		"$OFFWAKE" render $opts "$TMPD/$name.folded" 2> /dev/null | "$OFFWAKE" unfold - > "$TMPD/$name.our.out"
+		# ours without the exact extents: geometry alone, as for theirs
+		"$OFFWAKE" render $opts "$TMPD/$name.folded" 2> /dev/null | sed 's/ fg:[xw]="[0-9]*"//g' |
+			"$OFFWAKE" unfold - > "$TMPD/$name.our.out" 2> /dev/null
 		if [ $st -eq 0 ] && cmp -s <(norm "$TMPD/$name.pl.out") <(norm "$TMPD/$name.our.out"); then
 			pass "flamegraph.pl SVG reads as ours: $name"
 		else
@@ -107,6 +111,57 @@ if [ -f "$FGPL" ] && command -v perl > /dev/null; then
 else
 	skip "flamegraph.pl SVGs" "no flamegraph.pl (set FLAMEGRAPH_PL)"
 fi
+
+# ---- exact extents (fg:x, fg:w) against geometry -----------------------------
+# 200 random inputs whose many one-count frames are far below 0.1 px (about
+# 170 of them put some sub-pixel frame on a shared edge, which geometry alone
+# cannot place): our SVGs unfold exactly; the same SVGs without the
+# extents, which is what flamegraph.pl draws, never come back wrong without a
+# warning.
+exact_ok=0 geo_warned=0 silent_wrong=0
+for seed in $(seq 1 200); do
+	awk -v seed=$seed 'BEGIN { srand(seed); n = 50 + int(rand() * 1000); big = rand() < 0.5
+		for (i = 0; i < n; i++) { d = 1 + int(rand() * 10); s = "f" int(rand() * 12)
+			for (j = 1; j < d; j++) s = s ";f" int(rand() * 12)
+			print s, (big && rand() < 0.02) ? int(rand() * 1e6) : 1 + int(rand() * 50) } }' > "$TMPD/r.folded"
+	"$OFFWAKE" render --minwidth=0 "$TMPD/r.folded" > "$TMPD/r.svg" 2> /dev/null
+	norm "$TMPD/r.folded" > "$TMPD/r.want"
+	"$OFFWAKE" unfold "$TMPD/r.svg" 2> "$TMPD/r.err" | norm /dev/stdin > "$TMPD/r.got"
+	cmp -s "$TMPD/r.want" "$TMPD/r.got" && [ ! -s "$TMPD/r.err" ] && exact_ok=$((exact_ok + 1))
+	sed 's/ fg:[xw]="[0-9]*"//g' "$TMPD/r.svg" > "$TMPD/g.svg"
+	"$OFFWAKE" unfold "$TMPD/g.svg" 2> "$TMPD/g.err" | norm /dev/stdin > "$TMPD/g.got"
+	if grep -q 'warning: [0-9]* frames\? narrower than' "$TMPD/g.err"; then
+		geo_warned=$((geo_warned + 1))
+	elif ! cmp -s "$TMPD/r.want" "$TMPD/g.got"; then
+		silent_wrong=$((silent_wrong + 1))
+	fi
+done
+[ $exact_ok -eq 200 ] && pass "exact unfold: 200 random sub-pixel inputs" ||
+	fail "exact unfold: 200 random sub-pixel inputs" "$exact_ok of 200 exact"
+if [ $silent_wrong -eq 0 ] && [ $geo_warned -ge 100 ]; then
+	pass "geometry only: ambiguous frames warned ($geo_warned of 200), none wrong silently"
+else
+	fail "geometry only: ambiguous frames warned" "warned $geo_warned, wrong silently $silent_wrong"
+fi
+# a real off-wake profile: every stack back, exactly
+norm examples/offwake-tar-gzip.folded > "$TMPD/ex.want"
+"$OFFWAKE" render --minwidth=0 --colors=chain examples/offwake-tar-gzip.folded 2> /dev/null |
+	"$OFFWAKE" unfold - 2> "$TMPD/err" | norm /dev/stdin > "$TMPD/ex.got"
+cmp -s "$TMPD/ex.want" "$TMPD/ex.got" && [ ! -s "$TMPD/err" ] &&
+	pass "exact unfold: examples/offwake-tar-gzip ($(wc -l < "$TMPD/ex.want") stacks)" ||
+	fail "exact unfold: examples/offwake-tar-gzip" "$(diff "$TMPD/ex.want" "$TMPD/ex.got" | grep -c '^[<>]') lines differ $(head -c 200 "$TMPD/err")"
+# --factor scales the tooltips; the extents stay in input counts
+printf 'a;b 3\na;c 1\nd 7\n' > "$TMPD/f.folded"
+"$OFFWAKE" render --factor=0.5 --minwidth=0 "$TMPD/f.folded" 2> /dev/null | "$OFFWAKE" unfold - > "$TMPD/f.out"
+cmp -s <(norm "$TMPD/f.folded") <(norm "$TMPD/f.out") && pass "exact unfold: counts before --factor" ||
+	fail "exact unfold: counts before --factor" "$(tr '\n' '|' < "$TMPD/f.out")"
+# extents that contradict each other, or bad numbers: one clear line
+"$OFFWAKE" render --minwidth=0 "$TMPD/f.folded" > "$TMPD/f.svg" 2> /dev/null
+sed '/<title>c (/s/fg:x="3"/fg:x="20"/' "$TMPD/f.svg" > "$TMPD/outside.svg"
+grep -q 'fg:x="20"' "$TMPD/outside.svg" || fail "fixture: outside.svg" "no frame c at fg:x=\"3\" to move"
+sed '/<title>all (/s/fg:x="0"/fg:x="1e3"/' "$TMPD/f.svg" > "$TMPD/badfg.svg"
+"$OFFWAKE" render --factor=2 --minwidth=0 "$TMPD/f.folded" 2> /dev/null |
+	sed 's/fg:w="11"/fg:w="99999999999999999999999"/' > "$TMPD/hugefg.svg"
 
 # ---- pruning --------------------------------------------------------------
 # 2000 one-sample stacks after a wide one: each is far below 0.1 px (those
@@ -173,6 +228,9 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "<g>"; }' > "$TMPD/deep.svg"
 bad "100000 nested elements" "$TMPD/deep.svg" "."
 { printf '<svg><g><title>'; head -c 3000000 /dev/zero | tr '\0' a; echo '</title><rect x="1" y="1" width="1"/></g></svg>'; } > "$TMPD/longtitle.svg"
 bad "3 MB title" "$TMPD/longtitle.svg" "title"
+bad "frame outside its parents' exact extents" "$TMPD/outside.svg" 'fg:x=20, fg:w=1) lies outside'
+bad "fg:x not an integer" "$TMPD/badfg.svg" 'bad fg:x="1e3"'
+bad "fg:w above 2^64" "$TMPD/hugefg.svg" 'bad fg:w="99999999999999999999'
 "$OFFWAKE" unfold "$TMPD/nosuch.svg" 2> "$TMPD/err"; st=$?
 [ $st -eq 1 ] && grep -q "unfold: $TMPD/nosuch.svg: No such file" "$TMPD/err" && pass "missing file" ||
 	fail "missing file" "status $st"

@@ -11,6 +11,7 @@
 #include "unfold.h"
 #include "common/util.h"
 #include "common/htab.h"
+#include "fg.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +31,9 @@ struct frame {
 	double x, w, y;
 	uint64_t count, self;
 	uint64_t start;		/* in counts, when the packed layout holds */
+	uint64_t fx, fw;	/* fg:x, fg:w: the exact extent, when given */
+	uint8_t fmask;		/* which of the two were given (1: x, 2: w;
+				 * without w the tooltip's count is exact) */
 	unsigned __int128 kids;	/* sum of the children's counts */
 	uint32_t depth, parent, child, last, next;
 	unsigned long line;
@@ -49,6 +53,8 @@ struct uf {
 	int pending_depth;
 	unsigned long pending_line;
 	uint32_t root;
+	int exact;		/* every frame has fg:x and fg:w */
+	size_t ambiguous;	/* frames the geometry alone cannot place */
 	const char *unit;	/* count unit, from the root's title */
 	size_t ulen;
 	char err[512];		/* the first error */
@@ -114,6 +120,31 @@ static int parse_coord(const xmlChar *v, const xmlChar *end, double *out)
 	return *e || !isfinite(*out) ? -1 : 0;
 }
 
+/* fg:x="START" or fg:w="COUNT" (our namespace): a plain decimal integer. */
+static void exact_attr(struct uf *u, struct frame *p, const char *name, const xmlChar *v,
+		       const xmlChar *end)
+{
+	int bit = !strcmp(name, "x") ? 1 : !strcmp(name, "w") ? 2 : 0;
+	uint64_t n = 0;
+
+	if (!bit)
+		return;
+	for (const xmlChar *c = v; c < end; c++) {
+		if (*c < '0' || *c > '9' || n > (UINT64_MAX - (*c - '0')) / 10 || end - v > 20) {
+			uf_fail(u, uf_line(u), "frame <rect> has a bad fg:%s=\"%.*s\"", name,
+				(int)(end - v > 40 ? 40 : end - v), (const char *)v);
+			return;
+		}
+		n = n * 10 + (*c - '0');
+	}
+	if (v == end) {
+		uf_fail(u, uf_line(u), "frame <rect> has an empty fg:%s", name);
+		return;
+	}
+	*(bit == 1 ? &p->fx : &p->fw) = n;
+	p->fmask |= bit;
+}
+
 /* The <rect> after a <title>: one frame. */
 static void add_frame(struct uf *u, int nattr, const xmlChar **attrs)
 {
@@ -132,6 +163,10 @@ static void add_frame(struct uf *u, int nattr, const xmlChar **attrs)
 	for (int i = 0; i < nattr; i++) {
 		const xmlChar **a = attrs + 5 * i;
 		const char *name = (const char *)a[0];
+		if (a[2] && !strcmp((const char *)a[2], FG_NS)) {
+			exact_attr(u, p, name, a[3], a[4]);
+			continue;
+		}
 		double *dst = !strcmp(name, "x") ? &p->x : !strcmp(name, "y") ? &p->y :
 			      !strcmp(name, "width") ? &p->w : NULL;
 		if (a[1] || !dst)
@@ -346,18 +381,32 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* By depth, then left to right (narrower first at the same x: those end
- * there), then document order (ours writes frames in start order). */
+ * there), then document order (ours writes frames in start order); by the
+ * exact extents when every frame has them. */
 static int cmp_frame(const void *a, const void *b, void *ctx)
 {
-	const struct frame *fr = ctx;
-	const struct frame *x = &fr[*(const uint32_t *)a], *y = &fr[*(const uint32_t *)b];
+	const struct uf *u = ctx;
+	const struct frame *x = &u->fr[*(const uint32_t *)a], *y = &u->fr[*(const uint32_t *)b];
 
 	if (x->depth != y->depth)
 		return x->depth < y->depth ? -1 : 1;
+	if (u->exact && x->fx != y->fx)
+		return x->fx < y->fx ? -1 : 1;
+	if (u->exact && x->fw != y->fw)
+		return x->fw < y->fw ? -1 : 1;
 	if (x->x != y->x)
 		return x->x < y->x ? -1 : 1;
 	if (x->w != y->w)
 		return x->w < y->w ? -1 : 1;
+	/* frames drawn on the same spot (narrower than 0.1 px): by name as
+	 * siblings sort, then count, so that the order does not depend on
+	 * the order a tool wrote its frames in */
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->title, y->title, n);
+	if (c || x->len != y->len)
+		return c ? c : x->len < y->len ? -1 : 1;
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
 	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
@@ -394,6 +443,56 @@ static int attach_row(struct frame *fr, const uint32_t *ord, size_t ps, size_t p
 		fr[ord[p]].kids += C->count;
 	}
 	return 0;
+}
+
+/*
+ * With exact extents: each child of the row ord[cs..ce) goes to the frame
+ * of the row closer to the root whose [fg:x, fg:x + fg:w) holds its own;
+ * both rows left to right.  -1 (with the child's index in *bad) when one
+ * lies outside them all.
+ */
+static int attach_exact(struct frame *fr, const uint32_t *ord, size_t ps, size_t pe,
+			size_t cs, size_t ce, size_t *bad)
+{
+	size_t p = ps;
+
+	for (size_t c = cs; c < ce; c++) {
+		struct frame *C = &fr[ord[c]];
+		/* pass parents ending before the child starts (or where it
+		 * starts, unless it is empty); no sums, so no overflow */
+		while (p < pe && fr[ord[p]].fx <= C->fx &&
+		       (C->fx - fr[ord[p]].fx > fr[ord[p]].fw ||
+			(C->fx - fr[ord[p]].fx == fr[ord[p]].fw && C->fw)))
+			p++;
+		struct frame *P = p < pe ? &fr[ord[p]] : NULL;
+		if (!P || C->fx < P->fx || C->fw > P->fw || C->fx - P->fx > P->fw - C->fw) {
+			*bad = ord[c];
+			return -1;
+		}
+		C->parent = ord[p];
+		P->kids += C->count;
+	}
+	return 0;
+}
+
+/* How many frames of the row ord[cs..ce) more than one frame of the row
+ * closer to the root could hold, from the drawn geometry alone (frames
+ * narrower than the 0.1 px the SVG prints, where two parents meet). */
+static size_t count_ambiguous(const struct frame *fr, const uint32_t *ord, size_t ps, size_t pe,
+			      size_t cs, size_t ce)
+{
+	size_t p = ps, n = 0;
+
+	for (size_t c = cs; c < ce; c++) {
+		const struct frame *C = &fr[ord[c]];
+		while (p < pe && fr[ord[p]].x + fr[ord[p]].w < C->x - 1e-6)
+			p++;
+		int holders = 0;
+		for (size_t q = p; q < pe && fr[ord[q]].x <= C->x + 1e-6 && holders < 2; q++)
+			holders += contains(&fr[ord[q]], C, 1e-6);
+		n += holders > 1;
+	}
+	return n;
 }
 
 /* The rect x of a frame edge at count position pos, as the renderer
@@ -534,6 +633,21 @@ static void reset_kids(struct frame *fr, const uint32_t *ord, size_t ps, size_t 
  * by --minwidth.  Their share, estimated from the geometry, is left out of
  * the self count (the stacks are lost; the counts would be misplaced).
  */
+/* The uncovered counts between a's end and b's start (b may be a's parent,
+ * then up to its end): exact with exact extents, else estimated from the
+ * px beyond rounding noise. */
+static double gap_counts(const struct uf *u, const struct frame *a, const struct frame *b,
+			 int to_end, double per_px)
+{
+	if (u->exact) {
+		__int128 e = (__int128)a->fx + a->fw;
+		__int128 g = to_end ? (__int128)b->fx + b->fw - e : (__int128)b->fx - e;
+		return g > 0 ? (double)g : 0;
+	}
+	double g = (to_end ? b->x + b->w : b->x) - (a->x + a->w);
+	return g > GAP_PX ? round(g * per_px) : 0;
+}
+
 static void self_counts(struct uf *u, int sorted)
 {
 	struct frame *fr = u->fr, *root = &fr[u->root];
@@ -542,17 +656,13 @@ static void self_counts(struct uf *u, int sorted)
 	for (size_t i = 0; i < u->n; i++) {
 		struct frame *f = &fr[i];
 		uint64_t self = f->kids < f->count ? f->count - (uint64_t)f->kids : 0;
-		double gap = 0;
+		double pruned = 0;
 		if (sorted && f->child != NONE) {
 			const struct frame *c = &fr[f->child];
-			for (; c->next != NONE; c = &fr[c->next]) {
-				double g = fr[c->next].x - (c->x + c->w);
-				gap += g > GAP_PX ? g : 0;
-			}
-			double g = f->x + f->w - (c->x + c->w);
-			gap += g > GAP_PX ? g : 0;
+			for (; c->next != NONE; c = &fr[c->next])
+				pruned += gap_counts(u, c, &fr[c->next], 0, per_px);
+			pruned += gap_counts(u, c, f, 1, per_px);
 		}
-		double pruned = round(gap * per_px);
 		if (pruned > 0)
 			self -= pruned < (double)self ? (uint64_t)pruned : self;
 		f->self = self;
@@ -616,6 +726,18 @@ static int build(struct uf *u)
 		}
 	}
 	fr[u->root].len = 0;
+	/* our own SVGs: exact extents, and the counts they give (in input
+	 * counts, before --factor, and never rounded); without fg:w the
+	 * tooltip's count is the exact one */
+	u->exact = 1;
+	for (size_t i = 0; i < u->n; i++)
+		u->exact &= fr[i].fmask & 1;
+	for (size_t i = 0; u->exact && i < u->n; i++) {
+		if (fr[i].fmask & 2)
+			fr[i].count = fr[i].fw;
+		else
+			fr[i].fw = fr[i].count;
+	}
 
 	/* depth: the rank of the row counted from the root's row */
 	ys = malloc(u->n * sizeof(*ys));
@@ -640,7 +762,7 @@ static int build(struct uf *u)
 		fr[i].depth = inverted ? hit - ys : ys + nys - 1 - hit;
 		ord[i] = i;
 	}
-	qsort_r(ord, u->n, sizeof(*ord), cmp_frame, fr);
+	qsort_r(ord, u->n, sizeof(*ord), cmp_frame, u);
 	if (u->n > 1 && fr[ord[1]].depth == 0) {
 		uf_fail(u, fr[ord[1]].line, "a frame in the root's row");
 		goto out;
@@ -660,13 +782,23 @@ static int build(struct uf *u)
 	/* px per count as the renderer computes it; exact while counts are
 	 * integers shown unscaled */
 	double wpt = fr[u->root].w / (double)fr[u->root].count;
-	int exact = fr[u->root].count && fr[u->root].count < (1ULL << 53);
+	int packed = fr[u->root].count && fr[u->root].count < (1ULL << 53);
 	fr[u->root].start = 0;
 	for (size_t d = 1; d < nys; d++) {
 		size_t ps = rowstart[d - 1], cs = rowstart[d], ce = rowstart[d + 1];
-		if (exact && !attach_packed(fr, ord, ps, cs, cs, ce, wpt))
+		size_t bad;
+		if (u->exact) {
+			if (!attach_exact(fr, ord, ps, cs, cs, ce, &bad))
+				continue;
+			uf_fail(u, fr[bad].line, "frame \"%.60s\" (fg:x=%" PRIu64 ", fg:w=%" PRIu64
+				") lies outside every frame one level closer to the root",
+				fr[bad].title, fr[bad].fx, fr[bad].fw);
+			goto out;
+		}
+		u->ambiguous += count_ambiguous(fr, ord, ps, cs, cs, ce);
+		if (packed && !attach_packed(fr, ord, ps, cs, cs, ce, wpt))
 			continue;
-		exact = 0;
+		packed = 0;
 		/* exact edges (rounded as flamegraph.pl does now), then the
 		 * 0.1 px slack of versions that rounded the width itself */
 		reset_kids(fr, ord, ps, cs);
@@ -692,6 +824,13 @@ static int build(struct uf *u)
 	}
 	self_counts(u, sorted);
 	report_lost(u);
+	if (u->ambiguous)
+		fprintf(stderr, OW_PROG ": %s: %s: warning: %zu frame%s narrower than the 0.1 px the SVG "
+			"prints sit%s where two frames one level closer to the root meet; the parent "
+			"chosen is the one the counts and the sort order fit, which may be wrong "
+			"(SVGs made by offwake-svg carry exact extents and unfold exactly)\n",
+			u->cmd, u->file, u->ambiguous, u->ambiguous == 1 ? "" : "s",
+			u->ambiguous == 1 ? "s" : "");
 	ret = 0;
 out:
 	free(ys);
@@ -776,10 +915,15 @@ static void unfold_usage(FILE *f)
 	fputs("Usage: offwake-svg unfold GRAPH.svg > stacks.folded\n"
 "Recover folded stacks (\"frame;frame;... COUNT\") from a flame graph SVG made\n"
 "by offwake-svg or flamegraph.pl (any version with \"name (N unit, P%)\" in each\n"
-"frame's tooltip); \"-\" reads standard input.  The tree is rebuilt from the\n"
-"frames' geometry (row = depth, x-range = parent) and the counts from the\n"
-"tooltips; each frame with a count of its own (self) gives one line, depth\n"
-"first, left to right.\n"
+"frame's tooltip); \"-\" reads standard input.  Each frame with a count of its\n"
+"own (self) gives one line, depth first, left to right.\n"
+"\n"
+"offwake-svg's SVGs carry every frame's exact extent in input counts (fg:x,\n"
+"fg:w on its <rect>): the tree and the counts come back exactly as render\n"
+"was given them (before --factor).  Other SVGs are rebuilt from geometry (row\n"
+"= depth, x-range = parent) and the tooltips' counts; frames narrower than\n"
+"the 0.1 px the SVG prints, where two parents meet, get the parent the\n"
+"counts and the sort order fit, with one warning saying how many there are.\n"
 "\n"
 "What cannot come back:\n"
 "  - frames pruned by --minwidth when the SVG was made: their share of the\n"
@@ -789,8 +933,9 @@ static void unfold_usage(FILE *f)
 "    are counted as such);\n"
 "  - one trailing annotation (_[k], _[w], _[i], _[j]) of each name, which\n"
 "    tooltips do not show (chain graphs come back as shown, without _[w]);\n"
-"  - counts scaled by --factor stay scaled, and fractional counts come back\n"
-"    rounded as the tooltips show them.\n"
+"  - from other SVGs (or ours of fractional counts), counts scaled by\n"
+"    --factor stay scaled, and fractional counts come back rounded as the\n"
+"    tooltips show them.\n"
 "\n"
 "The SVG is read with libxml2 without network access, DTD loading or entity\n"
 "declarations.  Exit status: 0 ok, 1 unreadable or not a flame graph SVG,\n"

@@ -15,7 +15,8 @@
 # content, escaped user strings (title, subtitle, countname, nametype,
 # fonttype, notes), grey waker-side "-" frames with --colors=chain, U+FFFD
 # for invalid UTF-8 and XML-invalid control characters, CRLF input accepted,
-# --notes with < or > accepted, and --help on stdout with exit 0; and, unless
+# --notes with < or > accepted, --help on stdout with exit 0, and each
+# frame's exact extent (fg:x, fg:w, namespace xmlns:fg); and, unless
 # DIFFTEST_STRICT=1, those the README adds (see DOCUMENTED below).  Everything
 # else (XML declaration, DOCTYPE, svg attributes, comments, defs, style,
 # fixed texts, frames, palette.map, exit status) must match; whitespace
@@ -106,6 +107,11 @@ BAD_XML_CHARS = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff
 ATTR = re.compile(r'\s*([A-Za-z_:][-\w:.]*)\s*=\s*("[^"]*"|\'[^\']*\')')
 
 
+# Our frames' exact extents (fg:x, fg:w in their own namespace, for unfold),
+# which flamegraph.pl does not write and nothing draws.
+EXACT_EXTENT = ('xmlns:fg', 'fg:x', 'fg:w')
+
+
 def canon_attrs(s):
     """Attributes as a sorted tuple; raw text when they do not parse."""
     s = s.strip().rstrip('/').strip()
@@ -114,7 +120,8 @@ def canon_attrs(s):
         m = ATTR.match(s, pos)
         if not m:
             return ('RAW', ' '.join(s.split()))
-        out.append((m.group(1), m.group(2)[1:-1]))
+        if m.group(1) not in EXACT_EXTENT:
+            out.append((m.group(1), m.group(2)[1:-1]))
         pos = m.end()
     return tuple(sorted(out))
 

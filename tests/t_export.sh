@@ -10,7 +10,10 @@
 # picks the format by extension, bad formats and options are one-line
 # errors, binary pprof is refused on a terminal, and (as root, with BTF) a
 # real capture written with --format=pprof -o x.pb.gz reads back in pprof
-# with its pipe stacks and blocked time.
+# with its pipe stacks and blocked time, its frames at addresses in the
+# mappings of their files (build ids as readelf reads them), which pprof
+# can symbolise again to the workload's source lines, and the threads'
+# comm, pid and tid as labels as far as --group keeps them.
 . "$(dirname "$0")/lib.sh"
 IN=$TOP/examples/offwake-tar-gzip.folded
 STK="python3 $TOP/tests/tools/export_stacks.py"
@@ -244,6 +247,7 @@ trap 'kill $PP 2> /dev/null; rm -rf "$TMPD"' EXIT
 for _ in $(seq 50); do [ -s "$TMPD/tids" ] && break; sleep 0.1; done
 "$OFFWAKE" -q -p "$PP" -o "$TMPD/cap.pb.gz" 2 2> "$TMPD/cap.err"; st=$?
 "$OFFWAKE" -q -p "$PP" -o "$TMPD/cap.speedscope.json" 1 2> "$TMPD/cap2.err"; st2=$?
+"$OFFWAKE" -q -p "$PP" --group=thread -o "$TMPD/thr.pb.gz" 1 2> "$TMPD/cap3.err"; st3=$?
 kill $PP 2> /dev/null
 if [ $st -ne 0 ] || ! gzip -t "$TMPD/cap.pb.gz" 2> /dev/null; then
 	fail export_capture_pprof "status $st: $(head -c 300 "$TMPD/cap.err")"
@@ -264,6 +268,62 @@ else
 		pass export_capture_comments
 	else
 		fail export_capture_comments "$(grep Comment "$TMPD/raw" | head -c 300)"
+	fi
+	cp "$TMPD/raw" "$TMPD/cap.raw"
+	# where the frames are: the workload's functions at addresses inside
+	# the mapping of its executable, with the build id readelf reads from
+	# it; libc's and the kernel's frames in theirs; no location outside
+	# its mapping; the thread names and markers in none (names only)
+	$STK pprof-where "$TMPD/cap.raw" | sort -u > "$TMPD/where"
+	bid=$(readelf -n "$TMPD/pingpong" 2> /dev/null | awk '/Build ID:/ { print $3 }')
+	tab=$'\t'
+	if [ -n "$bid" ] &&
+	   grep -qx "pong_wait$tab$TMPD/pingpong$tab$bid${tab}1" "$TMPD/where" &&
+	   grep -qx "ping_send$tab$TMPD/pingpong$tab$bid${tab}1" "$TMPD/where" &&
+	   grep -qE "^(__|__libc_)?read$tab/.*/libc\.so\.6$tab[0-9a-f]{40}${tab}1$" "$TMPD/where" &&
+	   grep -qE "^anon_pipe_read$tab\[kernel\.kallsyms\]$tab[0-9a-f]*${tab}1$" "$TMPD/where" &&
+	   ! grep -q "${tab}0$" "$TMPD/where" && ! grep -qE "^(ow_pong|ow_ping|--)$tab" "$TMPD/where"; then
+		pass export_capture_mappings
+	else
+		fail export_capture_mappings "build id '$bid': $(grep -E 'pong_wait|ping_send|read|0$' "$TMPD/where" | head -c 400)"
+	fi
+	# pprof can symbolise them again from the binary built with -g: files
+	# and lines of the read and write calls (-symbolize=local:force); by
+	# default it keeps our names (the mappings say they have functions)
+	src=$TOP/tests/workloads/pingpong.c
+	rl=$(grep -n 'read(fds' "$src" | cut -d: -f1)
+	wl=$(grep -n 'write(fds' "$src" | cut -d: -f1)
+	"$GO" tool pprof -symbolize=local:force -traces -lines "$TMPD/cap.pb.gz" > "$TMPD/lines" 2> "$TMPD/lines.err"
+	if grep -qE "^ +pong_wait $src:$rl$" "$TMPD/lines" && grep -qE "^ +ping_send $src:$wl$" "$TMPD/lines"; then
+		pass export_capture_lines
+	else
+		fail export_capture_lines "want pong_wait $src:$rl, ping_send $src:$wl: $(grep -E 'pong_wait|ping_send' "$TMPD/lines" | sort -u | head -c 300) $(head -c 200 "$TMPD/lines.err")"
+	fi
+	"$GO" tool pprof -traces -lines "$TMPD/cap.pb.gz" > "$TMPD/ours" 2> /dev/null
+	if grep -qE '^ +pong_wait$' "$TMPD/ours" && ! grep -q 'pingpong\.c' "$TMPD/ours"; then
+		pass export_capture_names_kept
+	else
+		fail export_capture_names_kept "$(grep pong_wait "$TMPD/ours" | head -c 300)"
+	fi
+	# labels: the blocked thread's and the waker's comm; pids and tids
+	# only where --group keeps them (else the sums would be split)
+	tags() { "$GO" tool pprof -tags "$1" 2> /dev/null | awk '/: Total / { k = $1; sub(":$", "", k); next } NF { print k, $NF }' | sort -u; }
+	tags "$TMPD/cap.pb.gz" > "$TMPD/tags"
+	if grep -qx 'comm ow_pong' "$TMPD/tags" && grep -qx 'comm ow_ping' "$TMPD/tags" &&
+	   grep -qx 'waker_comm ow_ping' "$TMPD/tags" && ! grep -qE '^(waker_)?(pid|tid) ' "$TMPD/tags"; then
+		pass export_capture_labels
+	else
+		fail export_capture_labels "$(head -c 300 "$TMPD/tags")"
+	fi
+	read -r ping_tid pong_tid < "$TMPD/tids"
+	tags "$TMPD/thr.pb.gz" > "$TMPD/ttags"
+	if [ $st3 -eq 0 ] && grep -qx "pid $PP" "$TMPD/ttags" && ! grep -qE '^pid ' <(grep -vx "pid $PP" "$TMPD/ttags") &&
+	   grep -qx "tid $pong_tid" "$TMPD/ttags" && grep -qx "tid $ping_tid" "$TMPD/ttags" &&
+	   grep -qx "waker_pid $PP" "$TMPD/ttags" && grep -qx "waker_tid $ping_tid" "$TMPD/ttags" &&
+	   grep -qx 'comm ow_pong' "$TMPD/ttags"; then
+		pass export_capture_labels_thread
+	else
+		fail export_capture_labels_thread "status $st3, pid $PP, tids $ping_tid $pong_tid: $(tr '\n' ' ' < "$TMPD/ttags" | head -c 300) $(head -c 200 "$TMPD/cap3.err")"
 	fi
 fi
 if [ $st2 -ne 0 ]; then

@@ -676,6 +676,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
 		return -1;
+	c->fo.locs = o->output == OW_OUT_PPROF;	/* addresses and files too */
 	c->stacks.forget = unsee;
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();

@@ -37,6 +37,11 @@
  * and the chain ends at the first interrupt's wakeup: what woke the
  * interrupted task has nothing to do with it.
  *
+ * For pprof (folder.locs), each frame's place is kept beside its name
+ * (locs.c: its file's mapping and its address there), and symbolised
+ * stacks are equal only when their places are too: two call sites in one
+ * function are two locations in pprof, as they are two lines.
+ *
  * Names must not contain ';' (the folded separator) nor line breaks:
  * ';' becomes ':' and control characters become '?'.
  */
@@ -138,6 +143,7 @@ void folder_free(struct folder *f)
 	free(f->pool);
 	ksyms_free(f->ks);
 	usyms_free(f->us);
+	locs_free(&f->loctab);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -194,25 +200,36 @@ static const char *irq_frame(const struct symstack *s)
 	return NULL;
 }
 
-static struct symstack *new_symstack(size_t n)
+/* A stack for n frames (and where they are, with f->locs): fill all n. */
+static struct symstack *new_symstack(struct folder *f, size_t n)
 {
-	struct symstack *s = malloc(sizeof(*s) + n * sizeof(s->f[0]));
+	struct symstack *s = malloc(sizeof(*s) + n * sizeof(s->f[0]) +
+				    (f->locs ? n * sizeof(struct symloc) : 0));
 
 	if (s) {
 		s->ctx = NULL;
 		s->next = NULL;
 		s->n = 0;
+		s->has_locs = f->locs;
 	}
 	return s;
 }
 
-/* Hash of what a symbolised stack shows (its name pointers). */
+/* Where frame i of s (of n) is; fill in order. */
+static struct symloc *loc_of(struct symstack *s, size_t n, size_t i)
+{
+	return (struct symloc *)(s->f + n) + i;
+}
+
+/* Hash of what a symbolised stack shows (its name pointers, and places). */
 static uint64_t content_hash(const struct symstack *s)
 {
+	const struct symloc *l = symstack_locs(s);
 	uint64_t h = (uintptr_t)s->ctx ^ s->n;
 
 	for (uint32_t i = 0; i < s->n; i++)
-		h = (h ^ (uintptr_t)s->f[i].name) * 0x9e3779b97f4a7c15ULL;
+		h = (h ^ (uintptr_t)s->f[i].name ^ (l ? l[i].addr : 0)) *
+		    0x9e3779b97f4a7c15ULL;
 	return h ^ h >> 31;
 }
 
@@ -223,7 +240,8 @@ static bool same_content(const struct symstack *a, const struct symstack *b)
 	for (uint32_t i = 0; i < a->n; i++)
 		if (a->f[i].name != b->f[i].name)
 			return false;
-	return true;
+	return !a->has_locs || !memcmp(symstack_locs(a), symstack_locs(b),
+				       a->n * sizeof(struct symloc));
 }
 
 /*
@@ -300,20 +318,24 @@ static void add_frame(struct symstack *s, const char *name)
 static struct symstack *kernel_stack(struct folder *f,
 				     const struct rawstack *r, bool waker)
 {
-	struct symstack *s = new_symstack(r->nr);
+	struct symstack *s;
 	const char *name;
-	uint32_t i = 0;
+	uint32_t i = 0, n;
 
-	if (!s)
-		return NULL;
 	while (i < r->nr && (name = ksyms_name(f->ks, r->ips[i])) &&
 	       is_plumbing(name))
 		i++;
 	if (waker && i < r->nr && (name = ksyms_name(f->ks, r->ips[i])) &&
 	    !strcmp(name, "try_to_wake_up"))
 		i++;
-	for (; i < r->nr; i++)
+	n = r->nr - i;
+	if (!(s = new_symstack(f, n)))
+		return NULL;
+	for (; i < r->nr; i++) {
+		if (f->locs)
+			*loc_of(s, n, s->n) = locs_kernel(&f->loctab, r->ips[i]);
 		add_frame(s, shown(f, ksyms_name(f->ks, r->ips[i])));
+	}
 	if (waker)
 		s->ctx = irq_frame(s);
 	return s;
@@ -366,12 +388,16 @@ static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 				   uint32_t tgid, struct lineage *ln,
 				   uint64_t version)
 {
-	struct symstack *s = new_symstack(r->nr);
+	struct symstack *s = new_symstack(f, r->nr);
 
 	if (!s)
 		return NULL;
-	for (uint32_t i = 0; i < r->nr; i++)
+	for (uint32_t i = 0; i < r->nr; i++) {
+		if (f->locs)
+			*loc_of(s, r->nr, i) = locs_user(&f->loctab, tgid,
+				procmaps_find(f->pm, tgid, r->ips[i]), r->ips[i], !i);
 		add_frame(s, user_name(f, ln, version, tgid, r->ips[i]));
+	}
 	return s;
 }
 

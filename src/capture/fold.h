@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "agg.h"
 #include "common/htab.h"
+#include "locs.h"
 #include "symbols/ksyms.h"
 #include "symbols/procmaps.h"
 #include "stackstore.h"
@@ -28,8 +29,15 @@ struct symstack {
 				 * "[softirq]", "[nmi]" or NULL */
 	struct symstack *next;	/* another with the same content hash */
 	uint32_t n;
+	bool has_locs;		/* where each frame is follows f[] */
 	struct symframe f[];
 };
+
+/* Where the frames of s are (n of them), or NULL (see folder.locs). */
+static inline const struct symloc *symstack_locs(const struct symstack *s)
+{
+	return s->has_locs ? (const struct symloc *)(s->f + s->n) : NULL;
+}
 
 /* The stack of no frames (no stack taken, or none to show). */
 extern const struct symstack fold_no_frames;
@@ -49,6 +57,10 @@ struct folder {
 	struct htab names;	/* (hash, length) of a user frame's name
 				 * -> its copy in the pool */
 	uint64_t missing;	/* references to stacks never received */
+	bool locs;		/* keep where frames are (pprof; set after
+				 * folder_init): symbolised stacks are then
+				 * equal when their names and places are */
+	struct locs loctab;	/* the mappings they are in */
 };
 
 /*

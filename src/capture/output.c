@@ -153,62 +153,70 @@ static void entry_parts(struct folder *fo, const struct agg_entry *e,
 	}
 }
 
-static void add_name(const char **fr, size_t *lens, size_t *n,
-		     const char *name, size_t len)
+/* A folded line's frames, root first, and where each is (loc: pprof's
+ * lines only, NULL for the names and markers that are no stack frame). */
+struct line {
+	const char **fr;
+	size_t *lens;
+	const struct symloc **loc;	/* NULL: names only */
+	size_t n;
+};
+
+static void add_name(struct line *l, const char *name, size_t len,
+		     const struct symloc *loc)
 {
-	fr[*n] = name;
-	lens[(*n)++] = len;
+	if (l->loc)
+		l->loc[l->n] = loc;
+	l->fr[l->n] = name;
+	l->lens[l->n++] = len;
 }
 
 /* Append the frames of s, root first (up) or leaf first. */
-static void add_stack(const char **fr, size_t *lens, size_t *n,
-		      const struct symstack *s, bool up)
+static void add_stack(struct line *l, const struct symstack *s, bool up)
 {
-	for (uint32_t i = 0; i < s->n; i++) {
-		const struct symframe *f = &s->f[up ? s->n - 1 - i : i];
+	const struct symloc *locs = symstack_locs(s);
 
-		add_name(fr, lens, n, f->name, f->len);
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t j = up ? s->n - 1 - i : i;
+
+		add_name(l, s->f[j].name, s->f[j].len, locs ? &locs[j] : NULL);
 	}
 }
 
-static void add_str(const char **fr, size_t *lens, size_t *n,
-		    const char *name)
+static void add_str(struct line *l, const char *name)
 {
-	add_name(fr, lens, n, name, strlen(name));
+	add_name(l, name, strlen(name), NULL);
 }
 
-/* The frames of a folded line, root first; returns their number. */
 /* A waker's part of a line: --;kernel (leaf first);delim;user;ctx;name */
-static void add_waker(const char **fr, size_t *lens, size_t *n,
-		      const struct symstack *kstk, const struct symstack *ustk,
-		      const char *delim, const char *ctx, const char *name)
+static void add_waker(struct line *l, const struct symstack *kstk,
+		      const struct symstack *ustk, const char *delim,
+		      const char *ctx, const char *name)
 {
-	add_str(fr, lens, n, "--");
-	add_stack(fr, lens, n, kstk, false);
-	add_str(fr, lens, n, delim);
-	add_stack(fr, lens, n, ustk, false);
+	add_str(l, "--");
+	add_stack(l, kstk, false);
+	add_str(l, delim);
+	add_stack(l, ustk, false);
 	if (ctx)
-		add_str(fr, lens, n, ctx);
-	add_str(fr, lens, n, name);
+		add_str(l, ctx);
+	add_str(l, name);
 }
 
-static size_t line_frames(const struct parts *p, bool delimited,
-			  const char **fr, size_t *lens)
+/* The frames of a folded line, root first, into l (from l->n = 0). */
+static void line_frames(const struct parts *p, bool delimited, struct line *l)
 {
 	const char *delim = delimited ? "-" : "";
-	size_t n = 0;
 
-	add_str(fr, lens, &n, p->target);
-	add_stack(fr, lens, &n, p->stk[KS_T_USER], true);
-	add_str(fr, lens, &n, delim);
-	add_stack(fr, lens, &n, p->stk[KS_T_KERNEL], true);
-	add_waker(fr, lens, &n, p->stk[KS_W_KERNEL], p->stk[KS_W_USER], delim,
-		  p->wctx, p->waker);
+	l->n = 0;
+	add_str(l, p->target);
+	add_stack(l, p->stk[KS_T_USER], true);
+	add_str(l, delim);
+	add_stack(l, p->stk[KS_T_KERNEL], true);
+	add_waker(l, p->stk[KS_W_KERNEL], p->stk[KS_W_USER], delim, p->wctx,
+		  p->waker);
 	for (int i = 0; i < p->nup; i++)	/* who woke the level below */
-		add_waker(fr, lens, &n, p->up[i].stk[LS_KERNEL],
-			  p->up[i].stk[LS_USER], delim, p->up[i].ctx,
-			  p->up[i].name);
-	return n;
+		add_waker(l, p->up[i].stk[LS_KERNEL], p->up[i].stk[LS_USER],
+			  delim, p->up[i].ctx, p->up[i].name);
 }
 
 /* The frames of s, one a line, root first (up) or leaf first. */
@@ -300,16 +308,16 @@ static struct fg_stacks *stack_set(struct capture *c, const struct capture_opts 
 {
 	static const char *fr[MAX_LINE_FRAMES];
 	static size_t lens[MAX_LINE_FRAMES];
+	struct line l = { fr, lens, NULL, 0 };
 	struct fg_stacks *s = fg_stacks_new();
 
 	for (size_t i = 0; s && i < c->agg.n; i++) {
 		const struct agg_entry *e = &c->agg.ent[i];
 		struct parts p;
-		size_t nf;
 
 		entry_parts(&c->fo, e, &p, o->group);
-		nf = line_frames(&p, o->delimited, fr, lens);
-		if (fg_stacks_add(s, fr, lens, nf, e->ns / 1000) < 0) {
+		line_frames(&p, o->delimited, &l);
+		if (fg_stacks_add(s, fr, lens, l.n, e->ns / 1000) < 0) {
 			fg_stacks_free(s);
 			s = NULL;
 		}
@@ -355,6 +363,7 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 {
 	static const char *fr[MAX_LINE_FRAMES];
 	static size_t lens[MAX_LINE_FRAMES];
+	struct line l = { fr, lens, NULL, 0 };
 	bool text = o->output == OW_OUT_TEXT;
 	struct agg_entry **v = sorted_entries(&c->agg, text);
 
@@ -367,17 +376,16 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 	for (size_t i = 0; i < c->agg.n && !ferror(out); i++) {
 		uint64_t us = v[i]->ns / 1000;
 		struct parts p;
-		size_t nf;
 
 		entry_parts(&c->fo, v[i], &p, o->group);
 		if (text) {
 			write_text_entry(out, &p, &v[i]->key, us, o->delimited);
 			continue;
 		}
-		nf = line_frames(&p, o->delimited, fr, lens);
-		for (size_t j = 0; j < nf; j++) {
+		line_frames(&p, o->delimited, &l);
+		for (size_t j = 0; j < l.n; j++) {
 			fwrite(fr[j], 1, lens[j], out);
-			fputc(j + 1 < nf ? ';' : ' ', out);
+			fputc(j + 1 < l.n ? ';' : ' ', out);
 		}
 		fprintf(out, "%llu\n", (unsigned long long)us);
 	}
@@ -385,7 +393,70 @@ static int write_lines(struct capture *c, const struct capture_opts *o,
 	return OW_EXIT_OK;
 }
 
-/* --format=pprof|speedscope: the stack set, what was traced as comments. */
+/*
+ * The labels of e's pprof sample: the blocked thread's comm, and its pid
+ * and tid as far as --group keeps them in the key (capture.c's
+ * shown_key(): their lines are summed otherwise), the same of the waker.
+ */
+static size_t entry_labels(struct folder *fo, const struct agg_entry *e,
+			   enum ow_group g, struct export_label *lab)
+{
+	static const char *const keys[2][3] = {
+		{ "comm", "pid", "tid" }, { "waker_comm", "waker_pid", "waker_tid" },
+	};
+	const char *comm[2] = { e->key.target, e->key.waker };
+	uint32_t tgid[2] = { e->key.t_tgid, e->key.w_tgid };
+	uint32_t pid[2] = { e->key.t_pid, e->key.w_pid };
+	size_t n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (!comm[i][0])	/* no waker seen */
+			continue;
+		lab[n++] = (struct export_label){ keys[i][0], fold_comm(fo, comm[i]), 0 };
+		if (g != OW_GROUP_COMM)
+			lab[n++] = (struct export_label){ keys[i][1], NULL, tgid[i] };
+		if (g == OW_GROUP_THREAD)
+			lab[n++] = (struct export_label){ keys[i][2], NULL, pid[i] };
+	}
+	return n;
+}
+
+/* --format=pprof: one sample per summed key, its frames where they are. */
+static int write_pprof(struct capture *c, const struct capture_opts *o,
+		       const struct export_info *info, FILE *out)
+{
+	static const char *fr[MAX_LINE_FRAMES];
+	static size_t lens[MAX_LINE_FRAMES];
+	static const struct symloc *loc[MAX_LINE_FRAMES];
+	static struct export_frame ef[MAX_LINE_FRAMES];
+	struct line l = { fr, lens, loc, 0 };
+	struct export_label lab[6];
+	struct pprof *p = pprof_new(info, "writing the profile");
+	int r = -1;
+
+	for (size_t i = 0; p && i < c->agg.n; i++) {
+		const struct agg_entry *e = &c->agg.ent[i];
+		struct parts pa;
+
+		entry_parts(&c->fo, e, &pa, o->group);
+		line_frames(&pa, o->delimited, &l);
+		for (size_t j = 0; j < l.n; j++)
+			ef[j] = (struct export_frame){ fr[j], lens[j],
+				loc[j] ? loc[j]->map : NULL, loc[j] ? loc[j]->addr : 0 };
+		if (pprof_add(p, ef, l.n, e->ns / 1000, lab,
+			      entry_labels(&c->fo, e, o->group, lab))) {
+			ow_err("writing the profile: %s", fg_strerror(errno));
+			goto out;
+		}
+	}
+	r = p ? pprof_write(p, out) : -1;
+out:
+	pprof_free(p);
+	return r;
+}
+
+/* --format=pprof|speedscope: what was traced as comments; speedscope
+ * takes the stack set (names), pprof the keys (write_pprof()). */
 static int write_export(struct capture *c, const struct capture_opts *o,
 			FILE *out)
 {
@@ -396,12 +467,10 @@ static int write_export(struct capture *c, const struct capture_opts *o,
 		.ncomments = 6, .duration_nanos = c->seconds * 1e9,
 		.time_nanos = (int64_t)time(NULL) * 1000000000 - (int64_t)(c->seconds * 1e9),
 	};
-	struct fg_stacks *s = stack_set(c, o, "writing the profile");
+	struct fg_stacks *s = NULL;
 	struct utsname u;
 	int r;
 
-	if (!s)
-		return OW_EXIT_FAIL;
 	uname(&u);
 	snprintf(com[0], sizeof(com[0]), "%s %s: off-wake time (blocked time by off-CPU and waker stack)",
 		 OW_PROG, OFFWAKE_VERSION);
@@ -422,8 +491,12 @@ static int write_export(struct capture *c, const struct capture_opts *o,
 		comments[i] = com[i];
 	snprintf(title + strlen(title), sizeof(title) - strlen(title), ", %.1f s, Linux %s",
 		 c->seconds, u.release);
-	r = export_write(o->output == OW_OUT_PPROF ? EXPORT_PPROF : EXPORT_SPEEDSCOPE, s,
-			 &info, out, "writing the profile");
+	if (o->output == OW_OUT_PPROF)
+		r = write_pprof(c, o, &info, out);
+	else if ((s = stack_set(c, o, "writing the profile")))
+		r = export_write(EXPORT_SPEEDSCOPE, s, &info, out, "writing the profile");
+	else
+		r = -1;
 	fg_stacks_free(s);
 	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
 }

@@ -1,24 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * export_pprof.c - a stack set as a pprof profile: profile.proto (our copy
- * of pprof's published message, src/export/profile.proto) encoded by the
- * C code protoc-c generates from it (libprotobuf-c), gzipped with zlib, as
+ * export_pprof.c - stacks as a pprof profile: profile.proto (our copy of
+ * pprof's published message, src/export/profile.proto) encoded by the C
+ * code protoc-c generates from it (libprotobuf-c), gzipped with zlib, as
  * go tool pprof, Pyroscope, Parca and Cloud Profiler read it.
  *
- * Every distinct frame name is one function and one location (the same
- * id), its name one entry of the deduplicated string table; a sample is a
- * stack's locations leaf first, as pprof expects, with its count as the
- * one value.  Every frame of the folded line is kept: the "--" between the
- * blocked thread and its waker, the "-" (or empty) user/kernel delimiters,
- * the waker's frames above them, so that the chain reads the same in
- * pprof's views as in the flame graph.  The sample type comes from
- * --countname (default "off-wake time", "microseconds"); the capture's
- * parameters become the profile's comments.  pprof values are integers:
- * a count with a fraction is refused, naming it.
+ * A profile is built sample by sample (pprof_add): every distinct frame
+ * name is one function, its name one entry of the deduplicated string
+ * table; a frame with no address (every frame of a stack set: folded
+ * text has names only, and the markers and thread names of a capture) is
+ * one location per function, a frame with one (a capture's stack frames)
+ * one location per mapping, address and name, in that mapping: one per
+ * file the capture saw code of (its build id lets pprof and the fleet
+ * profilers find the binary and its debug info), marked as having
+ * functions, so that pprof shows our names unless told to symbolise
+ * again (-symbolize=force).  A sample is its locations leaf first, as
+ * pprof expects, its one value and its labels.  Every frame of the folded
+ * line is kept: the "--" between the blocked thread and its waker, the
+ * "-" (or empty) user/kernel delimiters, the waker's frames above them,
+ * so that the chain reads the same in pprof's views as in the flame
+ * graph.  The sample type comes from --countname (default "off-wake
+ * time", "microseconds"); the capture's parameters become the profile's
+ * comments.  pprof values are integers: a count with a fraction is
+ * refused, naming it.
  */
 #include "export.h"
 #include "frametab.h"
 #include "profile.pb-c.h"
+#include "common/htab.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -29,29 +38,49 @@
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;
+typedef Perftools__Profiles__Label Label;
+typedef Perftools__Profiles__Mapping Mapping;
 typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 typedef Perftools__Profiles__ValueType ValueType;
 
-struct pp {
+struct pprof {
+	const struct export_info *info;
+	const char *what;
 	struct frametab str;	/* the string table; id 0 is "" */
-	uint32_t *fn_of;	/* string id -> function (= location) id, 0 none */
+	ValueType st;		/* the sample type */
+	int64_t *comments;	/* string ids */
+	uint32_t *fn_of;	/* string id -> function id, 0 none */
 	size_t fn_cap;
 	uint32_t *fn_name;	/* function id - 1 -> string id */
 	size_t nfn, name_cap;
+	uint32_t *loc_of;	/* function id - 1 -> its address-less location */
+	size_t loc_of_cap;
+	struct htab loc_at;	/* (address, mapping << 32 | function) -> location */
+	struct ploc {
+		uint64_t addr;
+		uint32_t fn, map;	/* map 0: none */
+	} *loc;			/* location id - 1 */
+	size_t nloc, loccap;
+	struct htab map_of;	/* (struct export_map *, 0) -> mapping id */
+	const struct export_map **map;	/* mapping id - 1 */
+	size_t nmap, mapcap;
 	uint64_t *locs;		/* every sample's location ids, one after another */
-	size_t nlocs, loc_cap;
+	size_t nlocs, locs_cap;
+	Label *labels;		/* every sample's labels, one after another */
+	size_t nlabels, labels_cap;
 	struct smp {
-		size_t off, n;
+		size_t off, n, loff, nl;
 		int64_t v;
 	} *smp;
 	size_t nsmp, smp_cap;
-	const char *what;
+	struct export_frame *fr;	/* export_pprof()'s frames of a line */
+	size_t fr_cap;
 	int bad;		/* an error was printed */
 };
 
-static int string_id(struct pp *p, const char *s, size_t len, int64_t *id)
+static int string_id(struct pprof *p, const char *s, size_t len, int64_t *id)
 {
 	uint32_t i;
 
@@ -61,8 +90,13 @@ static int string_id(struct pp *p, const char *s, size_t len, int64_t *id)
 	return 0;
 }
 
-/* The function (and location) of the frame name s. */
-static int frame_id(struct pp *p, const char *s, size_t len, uint64_t *id)
+static int cstring_id(struct pprof *p, const char *s, int64_t *id)
+{
+	return string_id(p, s ? s : "", s ? strlen(s) : 0, id);
+}
+
+/* The function of the frame name s. */
+static int function_id(struct pprof *p, const char *s, size_t len, uint32_t *id)
 {
 	uint32_t sid;
 
@@ -85,8 +119,68 @@ static int frame_id(struct pp *p, const char *s, size_t len, uint64_t *id)
 	return 0;
 }
 
+/* The mapping id of m (added when new). */
+static int mapping_id(struct pprof *p, const struct export_map *m, uint32_t *id)
+{
+	uintptr_t v = (uintptr_t)htab_get(&p->map_of, (uintptr_t)m, 0);
+
+	if (!v) {
+		if (ow_grow(&p->map, &p->mapcap, p->nmap, sizeof(*p->map)) ||
+		    htab_put(&p->map_of, (uintptr_t)m, 0, (void *)(uintptr_t)(p->nmap + 1)))
+			return -1;
+		p->map[p->nmap] = m;
+		v = ++p->nmap;
+	}
+	*id = v;
+	return 0;
+}
+
+static int new_location(struct pprof *p, uint32_t fn, uint32_t map, uint64_t addr,
+			uint32_t *id)
+{
+	if (ow_grow(&p->loc, &p->loccap, p->nloc, sizeof(*p->loc)))
+		return -1;
+	p->loc[p->nloc] = (struct ploc){ addr, fn, map };
+	*id = ++p->nloc;
+	return 0;
+}
+
+/* The location of frame f: per function, or per mapping, address and function. */
+static int location_id(struct pprof *p, const struct export_frame *f, uint64_t *id)
+{
+	uint32_t fn, map, loc;
+	uintptr_t v;
+
+	if (function_id(p, f->name, f->len, &fn))
+		return -1;
+	if (!f->map) {
+		if (fn > p->loc_of_cap) {
+			size_t old = p->loc_of_cap;
+
+			if (ow_grow(&p->loc_of, &p->loc_of_cap, fn, sizeof(*p->loc_of)))
+				return -1;
+			memset(p->loc_of + old, 0, (p->loc_of_cap - old) * sizeof(*p->loc_of));
+		}
+		if (!p->loc_of[fn - 1] && new_location(p, fn, 0, 0, &p->loc_of[fn - 1]))
+			return -1;
+		*id = p->loc_of[fn - 1];
+		return 0;
+	}
+	if (mapping_id(p, f->map, &map))
+		return -1;
+	v = (uintptr_t)htab_get(&p->loc_at, f->addr, (uint64_t)map << 32 | fn);
+	if (!v) {
+		if (new_location(p, fn, map, f->addr, &loc) ||
+		    htab_put(&p->loc_at, f->addr, (uint64_t)map << 32 | fn, (void *)(uintptr_t)loc))
+			return -1;
+		v = loc;
+	}
+	*id = v;
+	return 0;
+}
+
 /* A count as pprof's int64 value; -1 (message printed) if it has none. */
-static int count_value(struct pp *p, struct pnum c, int64_t *v)
+static int count_value(struct pprof *p, struct pnum c, int64_t *v)
 {
 	double d = pnum_d(c);
 	char num[64];
@@ -106,25 +200,56 @@ static int count_value(struct pp *p, struct pnum c, int64_t *v)
 	return -1;
 }
 
-static int add_sample(void *ctx, const char *const *frames, const size_t *lens,
-		      size_t n, struct pnum count)
+int pprof_add(struct pprof *p, const struct export_frame *frames, size_t n,
+	      int64_t value, const struct export_label *labels, size_t nlabels)
 {
-	struct pp *p = ctx;
 	struct smp *s;
 
+	errno = ENOMEM;
 	if (ow_grow(&p->smp, &p->smp_cap, p->nsmp, sizeof(*p->smp)) ||
-	    ow_grow(&p->locs, &p->loc_cap, p->nlocs + n, sizeof(*p->locs)))
+	    ow_grow(&p->locs, &p->locs_cap, p->nlocs + n, sizeof(*p->locs)) ||
+	    (nlabels && ow_grow(&p->labels, &p->labels_cap, p->nlabels + nlabels,
+				sizeof(*p->labels))))
 		return -1;
 	s = &p->smp[p->nsmp];
-	s->off = p->nlocs;
-	s->n = n;
-	if (count_value(p, count, &s->v))
-		return -1;
-	for (size_t i = n; i-- > 0;)	/* leaf first */
-		if (frame_id(p, frames[i], lens[i], &p->locs[p->nlocs++]))
+	*s = (struct smp){ .off = p->nlocs, .n = n, .loff = p->nlabels, .nl = nlabels,
+			   .v = value };
+	/* mappings numbered root first: pprof takes the first one for the
+	 * main binary, which is the blocked thread's executable */
+	for (size_t i = 0; i < n; i++)
+		if (frames[i].map && mapping_id(p, frames[i].map, &(uint32_t){ 0 }))
 			return -1;
+	for (size_t i = n; i-- > 0;)	/* leaf first */
+		if (location_id(p, &frames[i], &p->locs[p->nlocs++]))
+			return -1;
+	for (size_t i = 0; i < nlabels; i++) {
+		Label *l = &p->labels[p->nlabels++];
+
+		perftools__profiles__label__init(l);
+		if (cstring_id(p, labels[i].key, &l->key) ||
+		    (labels[i].str && cstring_id(p, labels[i].str, &l->str)))
+			return -1;
+		if (!labels[i].str)
+			l->num = labels[i].num;
+	}
 	p->nsmp++;
 	return 0;
+}
+
+/* export_pprof()'s samples: a line of the stack set, names only. */
+static int add_line(void *ctx, const char *const *frames, const size_t *lens,
+		    size_t n, struct pnum count)
+{
+	struct pprof *p = ctx;
+	int64_t v;
+
+	if (count_value(p, count, &v))
+		return -1;
+	if (n && ow_grow(&p->fr, &p->fr_cap, n - 1, sizeof(*p->fr)))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		p->fr[i] = (struct export_frame){ frames[i], lens[i], NULL, 0 };
+	return pprof_add(p, p->fr, n, v, NULL, 0);
 }
 
 /* Write buf gzipped (one gzip member, zlib's default level). */
@@ -160,120 +285,186 @@ static int gzip_write(const uint8_t *buf, size_t len, FILE *out)
 }
 
 /* Build the message from the tables and write it; 0 or -1 (errno). */
-static int emit(struct pp *p, ValueType *st, int64_t *comments, size_t ncomments,
-		const struct export_info *info, FILE *out)
+static int emit(struct pprof *p, FILE *out)
 {
 	Function *fn = calloc(p->nfn + 1, sizeof(*fn));
-	Location *loc = calloc(p->nfn + 1, sizeof(*loc));
-	Line *line = calloc(p->nfn + 1, sizeof(*line));
-	Line **line_p = calloc(p->nfn + 1, sizeof(*line_p));
 	Function **fn_p = calloc(p->nfn + 1, sizeof(*fn_p));
-	Location **loc_p = calloc(p->nfn + 1, sizeof(*loc_p));
+	Location *loc = calloc(p->nloc + 1, sizeof(*loc));
+	Location **loc_p = calloc(p->nloc + 1, sizeof(*loc_p));
+	Line *line = calloc(p->nloc + 1, sizeof(*line));
+	Line **line_p = calloc(p->nloc + 1, sizeof(*line_p));
+	Mapping *map = calloc(p->nmap + 1, sizeof(*map));
+	Mapping **map_p = calloc(p->nmap + 1, sizeof(*map_p));
+	Label **lab_p = calloc(p->nlabels + 1, sizeof(*lab_p));
 	Sample *smp = calloc(p->nsmp + 1, sizeof(*smp));
 	Sample **smp_p = calloc(p->nsmp + 1, sizeof(*smp_p));
-	char **strs = calloc(p->str.n + 1, sizeof(*strs));
-	ValueType *st_p[1] = { st };
+	char **strs = NULL;
+	ValueType *st_p[1] = { &p->st };
 	Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
 	uint8_t *buf = NULL;
 	size_t len;
 	int r = -1;
 
-	if (!fn || !loc || !line || !line_p || !fn_p || !loc_p || !smp || !smp_p || !strs) {
-		errno = ENOMEM;
+	errno = ENOMEM;
+	if (!fn || !fn_p || !loc || !loc_p || !line || !line_p || !map || !map_p ||
+	    !lab_p || !smp || !smp_p)
 		goto out;
+	for (size_t i = 0; i < p->nmap; i++) {	/* (adds strings: first) */
+		const struct export_map *m = p->map[i];
+
+		perftools__profiles__mapping__init(&map[i]);
+		map[i].id = i + 1;
+		map[i].memory_start = m->start;
+		map[i].memory_limit = m->limit;
+		map[i].file_offset = m->offset;
+		map[i].has_functions = 1;	/* our names: kept unless forced */
+		if (cstring_id(p, m->path, &map[i].filename) ||
+		    cstring_id(p, m->build_id, &map[i].build_id))
+			goto out;
+		map_p[i] = &map[i];
 	}
+	if (!(strs = calloc(p->str.n + 1, sizeof(*strs))))
+		goto out;
 	for (size_t i = 0; i < p->nfn; i++) {
 		perftools__profiles__function__init(&fn[i]);
 		fn[i].id = i + 1;
 		fn[i].name = fn[i].system_name = p->fn_name[i];
 		fn_p[i] = &fn[i];
+	}
+	for (size_t i = 0; i < p->nloc; i++) {
 		perftools__profiles__line__init(&line[i]);
-		line[i].function_id = i + 1;
+		line[i].function_id = p->loc[i].fn;
 		line_p[i] = &line[i];
 		perftools__profiles__location__init(&loc[i]);
 		loc[i].id = i + 1;
+		loc[i].mapping_id = p->loc[i].map;
+		loc[i].address = p->loc[i].addr;
 		loc[i].n_line = 1;
 		loc[i].line = &line_p[i];
 		loc_p[i] = &loc[i];
 	}
+	for (size_t i = 0; i < p->nlabels; i++)
+		lab_p[i] = &p->labels[i];
 	for (size_t i = 0; i < p->nsmp; i++) {
 		perftools__profiles__sample__init(&smp[i]);
 		smp[i].n_location_id = p->smp[i].n;
 		smp[i].location_id = p->locs + p->smp[i].off;
 		smp[i].n_value = 1;
 		smp[i].value = &p->smp[i].v;
+		smp[i].n_label = p->smp[i].nl;
+		smp[i].label = lab_p + p->smp[i].loff;
 		smp_p[i] = &smp[i];
 	}
 	for (size_t i = 0; i < p->str.n; i++)
 		strs[i] = p->str.v[i].s;
 	pr.n_sample_type = 1;
 	pr.sample_type = st_p;
-	pr.period_type = st;
+	pr.period_type = &p->st;
 	pr.period = 1;
 	pr.n_sample = p->nsmp;
 	pr.sample = smp_p;
-	pr.n_location = p->nfn;
+	pr.n_mapping = p->nmap;
+	pr.mapping = map_p;
+	pr.n_location = p->nloc;
 	pr.location = loc_p;
 	pr.n_function = p->nfn;
 	pr.function = fn_p;
 	pr.n_string_table = p->str.n;
 	pr.string_table = strs;
-	pr.n_comment = ncomments;
-	pr.comment = comments;
-	pr.time_nanos = info->time_nanos;
-	pr.duration_nanos = info->duration_nanos;
+	pr.n_comment = p->info->ncomments;
+	pr.comment = p->comments;
+	pr.time_nanos = p->info->time_nanos;
+	pr.duration_nanos = p->info->duration_nanos;
 	len = perftools__profiles__profile__get_packed_size(&pr);
-	if (!(buf = malloc(len ? len : 1))) {
-		errno = ENOMEM;
+	if (!(buf = malloc(len ? len : 1)))
 		goto out;
-	}
 	perftools__profiles__profile__pack(&pr, buf);
 	errno = 0;
 	r = gzip_write(buf, len, out);
 out:
 	free(buf);
 	free(fn);
+	free(fn_p);
 	free(loc);
+	free(loc_p);
 	free(line);
 	free(line_p);
-	free(fn_p);
-	free(loc_p);
+	free(map);
+	free(map_p);
+	free(lab_p);
 	free(smp);
 	free(smp_p);
 	free(strs);
 	return r;
 }
 
+void pprof_free(struct pprof *p)
+{
+	if (!p)
+		return;
+	free(p->comments);
+	free(p->fn_of);
+	free(p->fn_name);
+	free(p->loc_of);
+	htab_free(&p->loc_at);
+	free(p->loc);
+	htab_free(&p->map_of);
+	free(p->map);
+	free(p->locs);
+	free(p->labels);
+	free(p->smp);
+	free(p->fr);
+	frametab_free(&p->str);
+	free(p);
+}
+
+struct pprof *pprof_new(const struct export_info *info, const char *what)
+{
+	struct export_unit u = export_unit_of(info->countname);
+	struct pprof *p = calloc(1, sizeof(*p));
+	int64_t empty;
+
+	if (!p)
+		goto fail;
+	p->info = info;
+	p->what = what;
+	perftools__profiles__value_type__init(&p->st);
+	if (!(p->comments = calloc(info->ncomments + 1, sizeof(*p->comments))) ||
+	    string_id(p, "", 0, &empty) || cstring_id(p, u.type, &p->st.type) ||
+	    cstring_id(p, u.unit, &p->st.unit))
+		goto fail;
+	for (size_t i = 0; i < info->ncomments; i++)
+		if (cstring_id(p, info->comments[i], &p->comments[i]))
+			goto fail;
+	return p;
+fail:
+	pprof_free(p);
+	ow_err("%s: %s", what, fg_strerror(ENOMEM));
+	return NULL;
+}
+
+int pprof_write(struct pprof *p, FILE *out)
+{
+	if (!emit(p, out))
+		return 0;
+	if (errno != EPIPE)
+		ow_err("%s: %s", p->what, fg_strerror(errno));
+	return -1;
+}
+
 int export_pprof(struct fg_stacks *s, const struct export_info *info, FILE *out,
 		 const char *what)
 {
-	struct export_unit u = export_unit_of(info->countname);
-	ValueType st = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	struct pp p = { .what = what };
-	int64_t *comments = calloc(info->ncomments + 1, sizeof(*comments));
-	int64_t empty;
+	struct pprof *p = pprof_new(info, what);
 	int r = -1;
 
-	errno = ENOMEM;
-	if (!comments || string_id(&p, "", 0, &empty) ||
-	    string_id(&p, u.type, strlen(u.type), &st.type) ||
-	    string_id(&p, u.unit, strlen(u.unit), &st.unit))
-		goto out;
-	for (size_t i = 0; i < info->ncomments; i++)
-		if (string_id(&p, info->comments[i], strlen(info->comments[i]), &comments[i]))
-			goto out;
+	if (!p)
+		return -1;
 	errno = 0;
-	if (fg_stacks_foreach(s, add_sample, &p))
-		goto out;
-	r = emit(&p, &st, comments, info->ncomments, info, out);
-out:
-	if (r && !p.bad && errno != EPIPE)
+	if (!fg_stacks_foreach(s, add_line, p))
+		r = pprof_write(p, out);
+	else if (!p->bad && errno != EPIPE)
 		ow_err("%s: %s", what, fg_strerror(errno));
-	free(comments);
-	free(p.fn_of);
-	free(p.fn_name);
-	free(p.locs);
-	free(p.smp);
-	frametab_free(&p.str);
+	pprof_free(p);
 	return r;
 }

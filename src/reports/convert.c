@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	      "back as \"" OW_PROG " unfold\" does; standard input without FILE) to\n"
 	      "pprof (gzipped profile.proto: go tool pprof, Pyroscope, Parca),\n"
 	      "speedscope's JSON, or folded text.  Several FILEs are added together.\n"
+	      "Their frames are names only: the pprof has no addresses, mappings or\n"
+	      "labels (a capture written with --format=pprof has them).\n"
 	      "\n"
 	      "  -F, --format=FMT   pprof, speedscope or folded; default: from -o FILE's\n"
 	      "                     extension (.pb.gz, .speedscope.json, .folded)\n"

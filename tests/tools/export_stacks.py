@@ -6,6 +6,10 @@
 #   export_stacks.py folded FILE        folded text
 #   export_stacks.py pprof-raw FILE     the output of `go tool pprof -raw`
 #   export_stacks.py speedscope FILE    speedscope JSON (root-first stacks)
+#   export_stacks.py pprof-where FILE   from go tool pprof -raw: each location
+#                                       that has a mapping, as "name<TAB>file
+#                                       <TAB>build id<TAB>1 if its address is
+#                                       inside the mapping, else 0"
 #   export_stacks.py schema SCHEMA FILE validate JSON against a JSON schema
 #                                       (python3 jsonschema); exit 1 if not
 import json
@@ -25,29 +29,49 @@ def folded(path):
     return out
 
 
-def pprof_raw(path):
-    """Samples ("count: loc loc ...", leaf first) and Locations
-    ("id: 0xaddr M=n name :line s=n") of go tool pprof -raw."""
-    samples, names, section = [], {}, None
-    loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ M=\d+ (.*) :-?\d+ s=\d+$")
+def raw_lines(path):
+    """The lines of go tool pprof -raw output with the section each is in
+    ("Samples:", "Locations", "Mappings", or None before them)."""
+    section = None
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if line in ("Samples:", "Locations", "Mappings"):
                 section = line
-                continue
-            if section == "Samples:":
-                m = re.match(r"^\s*(\d+): ((?:\d+ )*\d+) ?$", line)
-                if m:
-                    samples.append((int(m.group(1)), m.group(2).split()))
-            elif section == "Locations":
-                m = loc_re.match(line)
-                if m:
-                    names[m.group(1)] = m.group(2)
+            else:
+                yield section, line
+
+
+def pprof_raw(path):
+    """Samples ("count: loc loc ...", leaf first) and Locations
+    ("id: 0xaddr M=n name :line s=n"; no M=n for a name that is in no
+    mapping) of go tool pprof -raw."""
+    samples, names = [], {}
+    loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*) :-?\d+ s=\d+$")
+    for section, line in raw_lines(path):
+        if section == "Samples:" and (m := re.match(r"^\s*(\d+): ((?:\d+ )*\d+) ?$", line)):
+            samples.append((int(m.group(1)), m.group(2).split()))
+        elif section == "Locations" and (m := loc_re.match(line)):
+            names[m.group(1)] = m.group(2)
     out = defaultdict(int)
     for count, locs in samples:
         out[";".join(names[i] for i in reversed(locs))] += count
     return out
+
+
+def pprof_where(path):
+    maps, locs = {}, []
+    map_re = re.compile(r"^(\d+): 0x([0-9a-f]+)/0x([0-9a-f]+)/0x[0-9a-f]+ (\S*) (\S*) ?")
+    loc_re = re.compile(r"^\s*\d+: 0x([0-9a-f]+) M=(\d+) (.*) :-?\d+ s=\d+$")
+    for section, line in raw_lines(path):
+        if section == "Locations" and (m := loc_re.match(line)):
+            locs.append((int(m.group(1), 16), m.group(2), m.group(3)))
+        elif section == "Mappings" and (m := map_re.match(line)):
+            bid = m.group(5) if not m.group(5).startswith("[") else ""
+            maps[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16), m.group(4), bid)
+    for addr, mid, name in locs:
+        start, limit, file, bid = maps[mid]
+        print(f"{name}\t{file}\t{bid}\t{int(start <= addr < limit)}")
 
 
 def speedscope(path):
@@ -74,6 +98,9 @@ def main():
         except jsonschema.ValidationError as e:
             print("invalid:", e.message, file=sys.stderr)
             sys.exit(1)
+        return
+    if kind == "pprof-where":
+        pprof_where(sys.argv[2])
         return
     stacks = {"folded": folded, "pprof-raw": pprof_raw, "speedscope": speedscope}[kind](sys.argv[2])
     for s in sorted(stacks):

@@ -12,7 +12,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP" || exit 1
 export FUZZ_OUT=build/fuzz-test
 SECS=${FUZZ_TEST_SECONDS:-10}
-HARNESSES="fuzz_render fuzz_elf fuzz_maps"
+HARNESSES="fuzz_render fuzz_elf fuzz_maps fuzz_unfold"
 
 if ! command -v "${CLANG:-clang}" > /dev/null; then
 	skip fuzz "clang not installed"

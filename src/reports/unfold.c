@@ -165,6 +165,8 @@ static void add_frame(struct uf *u, int nattr, const xmlChar **attrs)
 		const char *name = (const char *)a[0];
 		if (a[2] && !strcmp((const char *)a[2], FG_NS)) {
 			exact_attr(u, p, name, a[3], a[4]);
+			if (u->err[0])
+				return;	/* the parser is stopped: attrs are gone */
 			continue;
 		}
 		double *dst = !strcmp(name, "x") ? &p->x : !strcmp(name, "y") ? &p->y :

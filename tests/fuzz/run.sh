@@ -3,7 +3,7 @@
 # fuzz/run.sh - build the libFuzzer harnesses into build/fuzz/ and run each.
 # Usage: tests/fuzz/run.sh [SECONDS] [HARNESS...]
 #   SECONDS   run time of each harness (default 60); 0 = build only
-#   HARNESS   fuzz_render, fuzz_elf, fuzz_maps (default: all)
+#   HARNESS   fuzz_render, fuzz_elf, fuzz_maps, fuzz_unfold (default: all)
 # Environment: FUZZ_OUT=DIR builds and works in DIR instead of build/fuzz;
 #   FUZZ_JOBS=N runs N workers per harness (default 1);
 #   FUZZ_ARGS adds libFuzzer flags.  New corpus entries go to
@@ -14,7 +14,7 @@
 #   77 clang's fuzzer runtime is missing.
 cd "$(dirname "$0")/../.." || exit 2
 SECS=${1:-60}; shift 2>/dev/null
-HARNESSES=${*:-fuzz_render fuzz_elf fuzz_maps}
+HARNESSES=${*:-fuzz_render fuzz_elf fuzz_maps fuzz_unfold}
 CLANG=${CLANG:-clang}
 OUT=${FUZZ_OUT:-build/fuzz}
 mkdir -p "$OUT/gen" "$OUT/obj"
@@ -57,6 +57,9 @@ build() {
 		$(pkg-config --cflags --libs libxml-2.0) -o "$OUT/fuzz_render"
 	$CLANG $FLAGS tests/fuzz/fuzz_maps.c "${sym[@]}" -lelf -lz -liberty -o "$OUT/fuzz_maps"
 	$CLANG $FLAGS tests/fuzz/fuzz_elf.c "${sym[@]}" -lelf -lz -liberty -o "$OUT/fuzz_elf"
+	# reading SVGs back: unfold.c with what it uses of common/
+	$CLANG $FLAGS $(pkg-config --cflags libxml-2.0) tests/fuzz/fuzz_unfold.c src/reports/unfold.c \
+		src/common/util.c src/common/htab.c $(pkg-config --libs libxml-2.0) -lm -o "$OUT/fuzz_unfold"
 }
 if ! (build); then
 	echo "fuzz/run.sh: build failed" >&2

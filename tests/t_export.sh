@@ -248,6 +248,8 @@ for _ in $(seq 50); do [ -s "$TMPD/tids" ] && break; sleep 0.1; done
 "$OFFWAKE" -q -p "$PP" -o "$TMPD/cap.pb.gz" 2 2> "$TMPD/cap.err"; st=$?
 "$OFFWAKE" -q -p "$PP" -o "$TMPD/cap.speedscope.json" 1 2> "$TMPD/cap2.err"; st2=$?
 "$OFFWAKE" -q -p "$PP" --group=thread -o "$TMPD/thr.pb.gz" 1 2> "$TMPD/cap3.err"; st3=$?
+read -r ping_tid pong_tid < "$TMPD/tids"
+"$OFFWAKE" -q -t "$pong_tid" -o "$TMPD/pong.pb.gz" 1 2> /dev/null
 kill $PP 2> /dev/null
 if [ $st -ne 0 ] || ! gzip -t "$TMPD/cap.pb.gz" 2> /dev/null; then
 	fail export_capture_pprof "status $st: $(head -c 300 "$TMPD/cap.err")"
@@ -287,6 +289,10 @@ else
 	else
 		fail export_capture_mappings "build id '$bid': $(grep -E 'pong_wait|ping_send|read|0$' "$TMPD/where" | head -c 400)"
 	fi
+	# the executable is listed first: pprof's main binary, named atop its
+	# reports (ow_pong's stacks start in libc's __clone3, not in main)
+	"$GO" tool pprof -top "$TMPD/pong.pb.gz" 2> /dev/null | head -3 > "$TMPD/top"
+	check export_capture_main_binary grep -qx 'File: pingpong' "$TMPD/top"
 	# pprof can symbolise them again from the binary built with -g: files
 	# and lines of the read and write calls (-symbolize=local:force); by
 	# default it keeps our names (the mappings say they have functions)
@@ -315,7 +321,6 @@ else
 	else
 		fail export_capture_labels "$(head -c 300 "$TMPD/tags")"
 	fi
-	read -r ping_tid pong_tid < "$TMPD/tids"
 	tags "$TMPD/thr.pb.gz" > "$TMPD/ttags"
 	if [ $st3 -eq 0 ] && grep -qx "pid $PP" "$TMPD/ttags" && ! grep -qE '^pid ' <(grep -vx "pid $PP" "$TMPD/ttags") &&
 	   grep -qx "tid $pong_tid" "$TMPD/ttags" && grep -qx "tid $ping_tid" "$TMPD/ttags" &&

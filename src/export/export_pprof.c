@@ -214,8 +214,7 @@ int pprof_add(struct pprof *p, const struct export_frame *frames, size_t n,
 	s = &p->smp[p->nsmp];
 	*s = (struct smp){ .off = p->nlocs, .n = n, .loff = p->nlabels, .nl = nlabels,
 			   .v = value };
-	/* mappings numbered root first: pprof takes the first one for the
-	 * main binary, which is the blocked thread's executable */
+	/* mappings numbered root first (see main_first()) */
 	for (size_t i = 0; i < n; i++)
 		if (frames[i].map && mapping_id(p, frames[i].map, &(uint32_t){ 0 }))
 			return -1;
@@ -284,6 +283,39 @@ static int gzip_write(const uint8_t *buf, size_t len, FILE *out)
 	return 0;
 }
 
+/* 0: an executable, 1: a shared library (pprof's test: ".so" at the end
+ * or before [._] and a digit), 2: "[kernel.kallsyms]", "[vdso]"... */
+static int map_rank(const char *path)
+{
+	const char *so = path;
+
+	if (path[0] == '[')
+		return 2;
+	while ((so = strstr(so, ".so"))) {
+		so += 3;
+		if (!*so || ((*so == '.' || *so == '_') && so[1] >= '0' && so[1] <= '9'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * pprof takes the first mapping listed for the main binary (its name
+ * heads the reports; -symbolize and -exec apply to it): list the
+ * executables first, then the libraries, then the kernel, each in the
+ * order they were numbered: root first, so that the first is the
+ * executable of the first sample's blocked thread.
+ */
+static void main_first(struct pprof *p, Mapping *map, Mapping **map_p)
+{
+	size_t n = 0;
+
+	for (int rank = 0; rank < 3; rank++)
+		for (size_t i = 0; i < p->nmap; i++)
+			if (map_rank(p->map[i]->path) == rank)
+				map_p[n++] = &map[i];
+}
+
 /* Build the message from the tables and write it; 0 or -1 (errno). */
 static int emit(struct pprof *p, FILE *out)
 {
@@ -321,8 +353,8 @@ static int emit(struct pprof *p, FILE *out)
 		if (cstring_id(p, m->path, &map[i].filename) ||
 		    cstring_id(p, m->build_id, &map[i].build_id))
 			goto out;
-		map_p[i] = &map[i];
 	}
+	main_first(p, map, map_p);
 	if (!(strs = calloc(p->str.n + 1, sizeof(*strs))))
 		goto out;
 	for (size_t i = 0; i < p->nfn; i++) {

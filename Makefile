@@ -121,7 +121,7 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c $(UW_DEP)
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(LDFLAGS) $< $(UW_SRC) -o $@ -ldw -lelf -ldl
 
 # libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
-$(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h
+$(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h render/fg.h
 	@mkdir -p $(OUT)/tools
 	$(CC) -O2 -g -Wall -Wextra $< -o $@ $(shell pkg-config --cflags --libs libxml-2.0)
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/librender.a

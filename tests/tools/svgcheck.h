@@ -11,6 +11,8 @@
  *     onload="init(evt)";
  *   - with SVGCHECK_ATTRS, attribute names are only those flamegraph.pl
  *     writes (not with --nameattr, whose markup is the user's own);
+ *   - attributes in our namespace (FG_NS) are only a <rect>'s exact extent,
+ *     fg:x and fg:w, each a decimal integer;
  *   - with a needle, the needle occurs in text content (of <text> or
  *     <title>) at least once and nowhere else: not in an element or
  *     attribute name, attribute value, comment, processing instruction, the
@@ -26,6 +28,7 @@
 #include <strings.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include "../../render/fg.h"	/* FG_NS */
 
 enum { SVGCHECK_ATTRS = 1, SVGCHECK_NEEDLE_OPTIONAL = 2, SVGCHECK_ERROR_SVG = 4 };
 
@@ -93,7 +96,14 @@ static int svgc_walk(struct svgcheck *c, xmlNode *n, int depth, const char *pare
 							v ? (const char *)v : "", n->name);
 				else if (svgc_has(c, a->name) || svgc_has(c, v))
 					bad = svgc_fail(c, "needle in attribute %s of <%s>", a->name, n->name);
-				else if (c->flags & SVGCHECK_ATTRS) {
+				else if (a->ns && a->ns->href && !strcmp((const char *)a->ns->href, FG_NS)) {
+					/* our exact extents: fg:x, fg:w, digits, on <rect> */
+					if (strcmp((const char *)n->name, "rect") ||
+					    (strcmp((const char *)a->name, "x") && strcmp((const char *)a->name, "w")) ||
+					    !v || !*v || v[strspn((const char *)v, "0123456789")])
+						bad = svgc_fail(c, "attribute fg:%s=\"%s\" on <%s> is not an exact extent",
+								a->name, v ? (const char *)v : "", n->name);
+				} else if (c->flags & SVGCHECK_ATTRS) {
 					int known = 0;
 					for (int i = 0; attrs[i]; i++)
 						known |= !strcmp((const char *)a->name, attrs[i]);

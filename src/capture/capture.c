@@ -59,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "memstats.h"
 #include "common/privs.h"
 #include "offwake.skel.h"
 #include "common/progress.h"
@@ -76,8 +77,11 @@
 /*
  * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
  * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
- * FILE_IDLE and STACKS_IDLE.
+ * FILE_IDLE and STACKS_IDLE; OFFWAKE_MEMSTATS=FILE appends a line of the
+ * capture's memory, table by table, to FILE every MEMSTATS_S seconds
+ * (memstats.c: make soak).
  */
+#define MEMSTATS_S	5
 #define BATCH		4096
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
@@ -662,6 +666,9 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	struct ender ender;
 	bool timed;
 	unsigned file_idle = env_uint("OFFWAKE_FILE_IDLE", FILE_IDLE);
+	const char *ms_path = getenv("OFFWAKE_MEMSTATS");
+	FILE *ms = NULL;
+	double next_ms = 0;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -681,6 +688,8 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
+	if (ms_path && *ms_path)
+		ms = fopen(ms_path, "ae");
 	/* the traced window is the one stated: it starts here (everything
 	 * attached, kernel symbols read) and ends at the disarming below */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
@@ -729,6 +738,10 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 			if (c->cfi)
 				cfi_sweep(c->cfi, file_idle);
 			next_sweep = t + SWEEP_MS / 1000.0;
+			if (ms && t >= next_ms) {
+				memstats_line(ms, c, t - start);
+				next_ms = t + MEMSTATS_S;
+			}
 		}
 	}
 	/* disarmed first: blocks ending while the waking program is being
@@ -754,6 +767,10 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		cfi_get_stats(c->cfi, &c->cfi_st);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
 		name_hidden(c);
+	if (ms) {
+		memstats_line(ms, c, c->seconds);
+		fclose(ms);
+	}
 	return err;
 }
 

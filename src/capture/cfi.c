@@ -499,7 +499,22 @@ void cfi_sweep(struct cfi *c, unsigned idle)
 
 void cfi_get_stats(const struct cfi *c, struct cfi_stats *st)
 {
+	const size_t slot = sizeof(struct htab_slot);
+
 	*st = c->st;
+	st->files = c->files.used;
+	st->queued = c->nqueue;
+	st->bytes = (c->files.size + c->procs.size) * slot +
+		    c->files.used * sizeof(struct cfi_file) +
+		    c->procs.used * sizeof(struct cfi_proc) +
+		    c->queuecap * sizeof(*c->queue) +
+		    c->freecap * sizeof(*c->free);
+	for (size_t i = 0; i < c->procs.size; i++) {
+		const struct cfi_proc *p = c->procs.tab[i].val;
+
+		if (p)
+			st->bytes += p->nfiles * sizeof(*p->files);
+	}
 }
 
 void cfi_free(struct cfi *c)

@@ -22,6 +22,9 @@ struct cfi_stats {
 	size_t no_room;		/* tables that did not fit --unwind-memory */
 	size_t over_maps;	/* mappings past OW_UMAPS in one process */
 	size_t procs;		/* processes with tables now */
+	size_t files;		/* files kept (with a table or not) */
+	size_t queued;		/* entries of the queue */
+	size_t bytes;		/* what this side's tables take */
 	double build_ms, build_max_ms;	/* building tables, total and most */
 	char slowest[64];	/* the file that took build_max_ms */
 	double lag_sum_ms, lag_max_ms;	/* from a process's event to its

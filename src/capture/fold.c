@@ -100,6 +100,8 @@ static void release_lineage(void *slot, void *ctx)
 	for (size_t i = 0; i < ln->stacks.size; i++)
 		if (ln->stacks.tab[i].val == &held)
 			stacks_drop(f->st, ln->stacks.tab[i].a);
+	f->lineages--;
+	f->lin_entries -= ln->stacks.used + ln->names.used;
 	htab_free(&ln->stacks);
 	htab_free(&ln->names);
 	free(ln);
@@ -265,6 +267,8 @@ static struct symstack *intern(struct folder *f, struct symstack *s)
 		free(s);
 		return NULL;
 	}
+	f->nstacks++;
+	f->stack_bytes += sizeof(*s) + s->n * sizeof(s->f[0]);
 	return s;
 }
 
@@ -347,8 +351,8 @@ static struct lineage *lineage(struct folder *f, uint32_t tgid,
 {
 	void **slot = procmaps_slot(f->pm, tgid, r->ips[0], version);
 
-	if (slot && !*slot)
-		*slot = calloc(1, sizeof(struct lineage));
+	if (slot && !*slot && (*slot = calloc(1, sizeof(struct lineage))))
+		f->lineages++;
 	return slot ? *slot : NULL;
 }
 
@@ -356,8 +360,10 @@ static struct lineage *lineage(struct folder *f, uint32_t tgid,
 static void hold(struct folder *f, struct lineage *ln, uint64_t ref)
 {
 	if (!htab_get(&ln->stacks, ref, 0) &&
-	    !htab_put(&ln->stacks, ref, 0, (void *)&held))
+	    !htab_put(&ln->stacks, ref, 0, (void *)&held)) {
 		stacks_hold(f->st, ref);
+		f->lin_entries++;
+	}
 }
 
 /* The name of a user address in tgid (ln: its lineage, or NULL). */
@@ -368,8 +374,8 @@ static const char *user_name(struct folder *f, struct lineage *ln,
 
 	if (!name) {
 		name = kept_name(f, usyms_name(f->us, tgid, addr));
-		if (ln)	/* or uncached */
-			htab_put(&ln->names, addr, version, (void *)name);
+		if (ln && !htab_put(&ln->names, addr, version, (void *)name))
+			f->lin_entries++;	/* (else uncached) */
 	}
 	return name;
 }
@@ -437,8 +443,10 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 	s = user ? user_stack(f, r, tgid, ln, sub) : kernel_stack(f, r, waker);
 	if (!s || !(s = intern(f, s)))
 		return missed;
-	if (cache && !htab_put(cache, ref, sub, s) && ln)
+	if (cache && !htab_put(cache, ref, sub, s) && ln) {
+		f->lin_entries++;
 		hold(f, ln, ref);
+	}
 	if (user && fixed_stack(f, r, tgid))
 		stacks_keep(f->st, ref);
 	return s;
@@ -476,4 +484,18 @@ int fold_resolve(struct folder *f, struct agg_entry *e, bool final)
 	memcpy(e->stk, s, sizeof(s));
 	memcpy(e->up, up, sizeof(up));
 	return 0;
+}
+
+void folder_counts(const struct folder *f, struct fold_counts *n)
+{
+	const size_t slot = sizeof(struct htab_slot);
+
+	n->interned = f->stack_bytes + f->interned.size * slot;
+	n->names = f->poolcap * sizeof(*f->pool) + f->names.size * slot;
+	for (size_t i = 0; i < f->npool; i++)
+		n->names += strlen(f->pool[i]) + 1;
+	n->kcache = f->cache.size * slot;
+	/* each entry in a table at most half full */
+	n->lineages = f->lineages * sizeof(struct lineage) +
+		      f->lin_entries * 2 * slot;
 }

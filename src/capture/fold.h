@@ -61,6 +61,9 @@ struct folder {
 				 * folder_init): symbolised stacks are then
 				 * equal when their names and places are */
 	struct locs loctab;	/* the mappings they are in */
+	/* what is kept, for folder_counts() */
+	size_t nstacks, stack_bytes;	/* interned */
+	size_t lineages, lin_entries;	/* per-lineage caches */
 };
 
 /*
@@ -86,6 +89,15 @@ void folder_sweep(struct folder *f, unsigned max_idle);
  * such a stack is shown as missed and counted in f->missing.
  */
 int fold_resolve(struct folder *f, struct agg_entry *e, bool final);
+
+/* The memory the folder's tables take, in bytes, by kind. */
+struct fold_counts {
+	size_t interned;	/* symbolised stacks and their index */
+	size_t names;		/* the pool of frame names, and its index */
+	size_t kcache;		/* kernel stacks' cache */
+	size_t lineages;	/* per-lineage caches */
+};
+void folder_counts(const struct folder *f, struct fold_counts *n);
 
 /* A command name fit for a frame (valid until folder_free). */
 const char *fold_comm(struct folder *f, const char *comm);

@@ -9,15 +9,23 @@
  * a symbolic link (ow_open_owned()): a map planted by another user would
  * put names of its choosing into the graph.  Processes
  * without one are not remembered (a fork storm would make a long list):
- * the caller caches the names it got.
+ * the caller caches the names it got.  A map is let go once its process
+ * has been gone for GONE_SWEEPS sweeps (perfmaps_sweep()): its keys have
+ * been symbolised by then, and a runtime that starts and stops JIT
+ * processes all day would otherwise keep every one it ever ran (and a
+ * reused pid would take the old map's names).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "perfmap.h"
 #include "common/util.h"
+
+#define GONE_SWEEPS	5
 
 struct jsym {
 	uint64_t start, size;
@@ -26,6 +34,7 @@ struct jsym {
 
 struct jmap {
 	uint32_t tgid;
+	unsigned gone;		/* sweeps that found the process gone */
 	struct jsym *syms;	/* sorted by start */
 	size_t n;
 };
@@ -40,17 +49,37 @@ struct perfmaps *perfmaps_new(void)
 	return calloc(1, sizeof(struct perfmaps));
 }
 
+static void free_map(struct jmap *m)
+{
+	for (size_t j = 0; j < m->n; j++)
+		free(m->syms[j].name);
+	free(m->syms);
+}
+
 void perfmaps_free(struct perfmaps *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++) {
-		for (size_t j = 0; j < p->maps[i].n; j++)
-			free(p->maps[i].syms[j].name);
-		free(p->maps[i].syms);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		free_map(&p->maps[i]);
 	free(p->maps);
 	free(p);
+}
+
+void perfmaps_sweep(struct perfmaps *p)
+{
+	for (size_t i = 0; i < p->n;) {
+		struct jmap *m = &p->maps[i];
+
+		if (!kill((pid_t)m->tgid, 0) || errno != ESRCH)
+			m->gone = 0;
+		else if (++m->gone >= GONE_SWEEPS) {
+			free_map(m);
+			*m = p->maps[--p->n];
+			continue;
+		}
+		i++;
+	}
 }
 
 static int cmp_jsym(const void *a, const void *b)
@@ -155,4 +184,15 @@ const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr)
 	if (lo && addr < m->syms[lo - 1].start + m->syms[lo - 1].size)
 		return m->syms[lo - 1].name;
 	return NULL;
+}
+
+void perfmaps_counts(const struct perfmaps *p, size_t *maps, size_t *bytes)
+{
+	size_t b = p->cap * sizeof(*p->maps);
+
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = 0; j < p->maps[i].n; j++)
+			b += sizeof(struct jsym) + strlen(p->maps[i].syms[j].name) + 1;
+	*maps = p->n;
+	*bytes = b;
 }

@@ -12,7 +12,12 @@ struct perfmaps;
 struct perfmaps *perfmaps_new(void);
 void perfmaps_free(struct perfmaps *p);
 
-/* Name of the JIT symbol of tgid containing addr, or NULL. */
+/* Name of the JIT symbol of tgid containing addr, or NULL; valid until
+ * the next perfmaps_sweep(). */
 const char *perfmaps_name(struct perfmaps *p, uint32_t tgid, uint64_t addr);
+/* Once a second: let go of the maps of processes gone a few seconds. */
+void perfmaps_sweep(struct perfmaps *p);
+/* The processes whose maps are kept, and their symbols' bytes. */
+void perfmaps_counts(const struct perfmaps *p, size_t *maps, size_t *bytes);
 
 #endif

@@ -68,6 +68,7 @@ struct procmaps {
 	struct lineage **unused; /* lineages no process is in, to release */
 	size_t nunused, unusedcap;
 	uint64_t versions;	/* versions given so far */
+	size_t spaces, lineages, map_bytes;	/* alive (procmaps_counts()) */
 	void (*release)(void *slot, void *ctx);
 	void *ctx;
 };
@@ -91,18 +92,32 @@ static void free_maps(struct pmap *maps, size_t n)
 	free(maps);
 }
 
+/* What maps take: their entries and paths. */
+static size_t maps_bytes(const struct pmap *maps, size_t n)
+{
+	size_t b = n * sizeof(*maps);
+
+	for (size_t i = 0; i < n; i++)
+		b += strlen(maps[i].path) + 1;
+	return b;
+}
+
 static struct space *new_space(struct procmaps *pm)
 {
 	struct space *sp = calloc(1, sizeof(*sp));
 
-	if (sp)
+	if (sp) {
 		sp->version = ++pm->versions;
+		pm->spaces++;
+	}
 	return sp;
 }
 
-static void put_space(struct space *sp)
+static void put_space(struct procmaps *pm, struct space *sp)
 {
 	if (sp && !--sp->procs) {
+		pm->spaces--;
+		pm->map_bytes -= maps_bytes(sp->maps, sp->n);
 		free_maps(sp->maps, sp->n);
 		free(sp);
 	}
@@ -112,6 +127,7 @@ static void free_lineage(struct procmaps *pm, struct lineage *ln)
 {
 	if (ln->slot && pm->release)
 		pm->release(ln->slot, pm->ctx);
+	pm->lineages--;
 	free(ln);
 }
 
@@ -133,9 +149,9 @@ static void put_lineage(struct procmaps *pm, struct lineage *ln)
 /* p lets go of its maps and lineages. */
 static void put_proc(struct procmaps *pm, struct proc *p)
 {
-	put_space(p->sp);
+	put_space(pm, p->sp);
 	put_lineage(pm, p->ln);
-	put_space(p->osp);
+	put_space(pm, p->osp);
 	put_lineage(pm, p->oln);
 }
 
@@ -149,11 +165,17 @@ static int restart(struct procmaps *pm, struct proc *p, struct space *sp,
 	struct space *nsp = sp ? sp : new_space(pm);
 	struct lineage *nln = ln ? ln : calloc(1, sizeof(*nln));
 
+	if (!ln && nln)
+		pm->lineages++;
 	if (!nsp || !nln) {
-		if (!sp)
+		if (!sp && nsp) {
+			pm->spaces--;
 			free(nsp);
-		if (!ln)
+		}
+		if (!ln && nln) {
+			pm->lineages--;
 			free(nln);
+		}
 		return -1;
 	}
 	nsp->procs++;
@@ -336,9 +358,10 @@ int procmaps_learn(struct procmaps *pm, uint32_t tgid)
 			return -1;
 		}
 		sp->procs = 1;
-		put_space(p->sp);
+		put_space(pm, p->sp);
 		p->sp = sp;
 	}
+	pm->map_bytes += maps_bytes(maps, n) - maps_bytes(p->sp->maps, p->sp->n);
 	free_maps(p->sp->maps, p->sp->n);
 	p->sp->maps = maps;
 	p->sp->n = n;
@@ -447,7 +470,7 @@ void procmaps_exec(struct procmaps *pm, uint32_t tgid)
 	sp->procs++;
 	ln->procs++;
 	if (restart(pm, p, NULL, NULL) < 0) {
-		put_space(sp);
+		put_space(pm, sp);
 		put_lineage(pm, ln);
 		return;
 	}
@@ -545,4 +568,16 @@ void procmaps_sweep(struct procmaps *pm, double now, double grace)
 		}
 		i++;
 	}
+}
+
+void procmaps_counts(const struct procmaps *pm, size_t *procs,
+		     size_t *spaces, size_t *lineages, size_t *bytes)
+{
+	*procs = pm->procs.used;
+	*spaces = pm->spaces;
+	*lineages = pm->lineages;
+	*bytes = pm->map_bytes + pm->procs.size * sizeof(*pm->procs.tab) +
+		 pm->procs.used * sizeof(struct proc) +
+		 pm->spaces * sizeof(struct space) +
+		 pm->lineages * sizeof(struct lineage);
 }

@@ -7,6 +7,7 @@
 #define OW_PROCMAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct pmap {
@@ -82,5 +83,8 @@ void procmaps_on_release(struct procmaps *pm, void (*fn)(void *, void *),
  * been by then.  Call it every second or so.
  */
 void procmaps_sweep(struct procmaps *pm, double now, double grace);
+/* The processes, address spaces and lineages kept, and their bytes. */
+void procmaps_counts(const struct procmaps *pm, size_t *procs,
+		     size_t *spaces, size_t *lineages, size_t *bytes);
 
 #endif

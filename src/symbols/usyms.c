@@ -15,7 +15,8 @@
  * Each file is read once, cached by device and inode (a hash table), and
  * forgotten when unused for a while (usyms_sweep()), read again if needed.
  * Anonymous executable mappings (JIT code) are looked up in
- * /tmp/perf-PID.map.  Names are demangled on first use.
+ * /tmp/perf-PID.map, kept while the process lives (perfmap.c).  Names
+ * are demangled on first use.
  */
 #include <gelf.h>
 #include <inttypes.h>
@@ -355,6 +356,7 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 
 void usyms_sweep(struct usyms *u, unsigned max_idle)
 {
+	perfmaps_sweep(u->jit);
 	for (size_t i = 0; i < u->n;) {
 		struct efile *e = u->files[i];
 
@@ -415,6 +417,22 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 			return lookup(e, foff - s->off + s->vaddr);
 	}
 	return NULL;
+}
+
+void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
+		  size_t *bytes)
+{
+	size_t b = 0;
+
+	for (size_t i = 0; i < u->n; i++) {
+		const struct efile *e = u->files[i];
+
+		b += sizeof(*e) + e->cap * sizeof(*e->syms) + e->ncap +
+		     e->segcap * sizeof(*e->segs);
+	}
+	*files = u->n;
+	perfmaps_counts(u->jit, jits, bytes);
+	*bytes += b;
 }
 
 bool usyms_fixed(struct usyms *u, uint32_t tgid, uint64_t addr)

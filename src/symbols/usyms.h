@@ -6,6 +6,7 @@
 #define OW_USYMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "procmaps.h"
 
@@ -19,7 +20,8 @@ void usyms_free(struct usyms *u);
  * the next usyms_sweep().
  */
 const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
-/* Forget the files not used since the last max_idle calls (0: all). */
+/* Forget the files not used since the last max_idle calls (0: all), and
+ * the JIT maps of processes gone a few calls. */
 void usyms_sweep(struct usyms *u, unsigned max_idle);
 /*
  * Whether addr in tgid is known to be code of a non-PIE executable, which
@@ -27,5 +29,8 @@ void usyms_sweep(struct usyms *u, unsigned max_idle);
  * randomised).
  */
 bool usyms_fixed(struct usyms *u, uint32_t tgid, uint64_t addr);
+/* The ELF files and JIT maps kept, and the bytes their symbols take. */
+void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
+		  size_t *bytes);
 
 #endif

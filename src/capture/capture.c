@@ -335,6 +335,14 @@ static void unsee(void *ctx, uint64_t ref)
 	}
 }
 
+/* A stack freed (stackstore.c): what fold cached under it goes too. */
+static void freed(void *ctx, uint64_t ref)
+{
+	struct capture *c = ctx;
+
+	fold_forget(&c->fo, ref);
+}
+
 /* Whether the kernel randomises address spaces (else keep every stack). */
 static bool randomised(void)
 {
@@ -685,6 +693,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		return -1;
 	c->fo.locs = o->output == OW_OUT_PPROF;	/* addresses and files too */
 	c->stacks.forget = unsee;
+	c->stacks.freed = freed;
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
@@ -777,6 +786,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 void capture_close(struct capture *c)
 {
 	c->stacks.forget = NULL;	/* the kernel side is gone */
+	c->stacks.freed = NULL;
 	ring_buffer__free(c->rb);
 	cfi_free(c->cfi);
 	if (c->rows)

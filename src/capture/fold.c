@@ -14,7 +14,9 @@
  * user address (most frames recur in many stacks).  The user stacks a
  * lineage used are held in the stack store until it is released (its
  * processes gone a while): then its caches are freed and those stacks
- * given up, so a fork storm does not grow them without end.
+ * given up, so a fork storm does not grow them without end.  Kernel
+ * stacks of interrupts' wakeups are new all the time (stacks_transient()):
+ * the store gives them up once idle, and fold_forget() their cache entries.
  * Symbolised stacks are interned: one copy of each distinct frame list.
  * The capture resolves the keys it drains every half second, so frames
  * are named while their processes are alive and the output at the end
@@ -449,6 +451,10 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 	}
 	if (user && fixed_stack(f, r, tgid))
 		stacks_keep(f->st, ref);
+	if (!user && s->ctx) {		/* an interrupt's wakeup */
+		stacks_transient(f->st, ref);
+		f->transient++;
+	}
 	return s;
 }
 
@@ -486,6 +492,12 @@ int fold_resolve(struct folder *f, struct agg_entry *e, bool final)
 	return 0;
 }
 
+void fold_forget(struct folder *f, uint64_t ref)
+{
+	htab_del(&f->cache, ref, 0);
+	htab_del(&f->cache, ref, 1);
+}
+
 void folder_counts(const struct folder *f, struct fold_counts *n)
 {
 	const size_t slot = sizeof(struct htab_slot);
@@ -495,6 +507,12 @@ void folder_counts(const struct folder *f, struct fold_counts *n)
 	for (size_t i = 0; i < f->npool; i++)
 		n->names += strlen(f->pool[i]) + 1;
 	n->kcache = f->cache.size * slot;
+	n->transient = 0;
+	for (size_t i = 0; i < f->cache.size; i++) {
+		const struct symstack *s = f->cache.tab[i].val;
+
+		n->transient += s && s->ctx;
+	}
 	/* each entry in a table at most half full */
 	n->lineages = f->lineages * sizeof(struct lineage) +
 		      f->lin_entries * 2 * slot;

@@ -64,6 +64,7 @@ struct folder {
 	/* what is kept, for folder_counts() */
 	size_t nstacks, stack_bytes;	/* interned */
 	size_t lineages, lin_entries;	/* per-lineage caches */
+	uint64_t transient;	/* interrupt wakeups' kernel stacks seen */
 };
 
 /*
@@ -90,12 +91,16 @@ void folder_sweep(struct folder *f, unsigned max_idle);
  */
 int fold_resolve(struct folder *f, struct agg_entry *e, bool final);
 
+/* The stack store freed the stack ref: forget what was cached under it. */
+void fold_forget(struct folder *f, uint64_t ref);
+
 /* The memory the folder's tables take, in bytes, by kind. */
 struct fold_counts {
 	size_t interned;	/* symbolised stacks and their index */
 	size_t names;		/* the pool of frame names, and its index */
 	size_t kcache;		/* kernel stacks' cache */
 	size_t lineages;	/* per-lineage caches */
+	size_t transient;	/* kernel stacks of interrupt wakeups cached */
 };
 void folder_counts(const struct folder *f, struct fold_counts *n);
 

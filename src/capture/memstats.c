@@ -76,6 +76,7 @@ void memstats_line(FILE *f, struct capture *c, double t)
 	fprintf(f, "t=%.0f rss=%lu anon=%lu heap=%zu heap_free=%zu"
 		" keys=%zu keys_kb=%zu pending=%zu"
 		" interned=%zu interned_kb=%zu names=%zu names_kb=%zu kcache_kb=%zu"
+		" irq_stacks=%zu irq_seen=%lu given_up=%lu"
 		" stacks=%zu stacks_idle=%zu stacks_held=%zu stacks_kept=%zu"
 		" stacks_none=%zu stacks_kb=%zu"
 		" lineages=%zu lin_entries=%zu lin_kb=%zu"
@@ -86,7 +87,8 @@ void memstats_line(FILE *f, struct capture *c, double t)
 		(mi.uordblks + mi.hblkhd) >> 10, mi.fordblks >> 10,
 		c->agg.n, agg_bytes(&c->agg) >> 10, c->pending.n,
 		c->fo.nstacks, fc.interned >> 10, c->fo.npool, fc.names >> 10,
-		fc.kcache >> 10,
+		fc.kcache >> 10, fc.transient, (unsigned long)c->fo.transient,
+		(unsigned long)c->stacks.given_up,
 		c->stacks.tab.used, c->stacks.nidle, held, kept, none, st_bytes >> 10,
 		c->fo.lineages, c->fo.lin_entries, fc.lineages >> 10,
 		procs, spaces, pm_bytes >> 10,

@@ -13,6 +13,11 @@
  * lineage with the very same addresses blocked all that time).  A stack
  * whose addresses are not randomised (code of a non-PIE program), or that
  * two lineages used, is kept, as is every stack without randomisation.
+ * Kernel stacks are kept too (the same code paths recur), except those of
+ * wakeups from interrupts (stacks_transient()): below the interrupt they
+ * hold whatever the CPU was running, so a busy system makes a hundred
+ * new ones a second (a 10-minute soak: 100,000, nearly all its kernel
+ * stacks), each used by a key drained within a second of being taken.
  *
  * Giving up takes two steps.  The kernel side uses a stack it has sent
  * without sending it again, and a key names it only when its block ends:
@@ -23,7 +28,8 @@
  * cc1 give every process of a build some of the very same stacks.)  Only
  * a block begun before the first step and reported after the second, more
  * than STACKS_IDLE seconds later, could still miss its stack; it would be
- * counted ("stacks never received").
+ * counted ("stacks never received").  A stack freed is also dropped from
+ * the caches keyed by its reference (freed()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +116,15 @@ void stacks_drop(struct stacks *s, uint64_t ref)
 		s->idle[s->nidle++] = ref;	/* (else kept) */
 }
 
+void stacks_transient(struct stacks *s, uint64_t ref)
+{
+	struct rawstack *r = htab_get(&s->tab, ref, 0);
+
+	if (r && !r->holders && !ow_grow(&s->idle, &s->idlecap, s->nidle,
+					 sizeof(*s->idle)))
+		s->idle[s->nidle++] = ref;	/* (else kept) */
+}
+
 void stacks_sweep(struct stacks *s)
 {
 	size_t n = 0;
@@ -125,6 +140,9 @@ void stacks_sweep(struct stacks *s)
 			if (r->unseen) {	/* step two */
 				htab_del(&s->tab, ref, 0);
 				free(r);
+				s->given_up++;
+				if (s->freed)
+					s->freed(s->ctx, ref);
 				continue;
 			}
 			r->unseen = true;	/* step one */

@@ -5,7 +5,8 @@
  * them, even long after the stack was first seen.  A user stack used by
  * one lineage of processes only (see procmaps.h) is given up once that
  * lineage is gone and the stack was not used for STACKS_IDLE sweeps, in
- * two steps (see stackstore.c).
+ * two steps (see stackstore.c); so is a kernel stack of an interrupt's
+ * wakeup once unused as long.
  */
 #ifndef OW_STACKS_H
 #define OW_STACKS_H
@@ -41,7 +42,10 @@ struct stacks {
 	size_t nidle, idlecap;
 	/* called for a stack given up, so the kernel side sends it again */
 	void (*forget)(void *ctx, uint64_t ref);
+	/* called for a stack freed, so what was cached under ref goes too */
+	void (*freed)(void *ctx, uint64_t ref);
 	void *ctx;
+	uint64_t given_up;	/* stacks freed so far */
 };
 
 void stacks_free(struct stacks *s);
@@ -55,6 +59,13 @@ void stacks_hold(struct stacks *s, uint64_t ref);
 void stacks_keep(struct stacks *s, uint64_t ref);
 /* One fewer does: unless another did, the stack becomes idle. */
 void stacks_drop(struct stacks *s, uint64_t ref);
+/*
+ * The (received) stack ref is used for a moment only: a kernel stack of
+ * a wakeup from an interrupt, whose frames below the interrupt are
+ * wherever the CPU was (any instruction of the kernel), so that such
+ * stacks are new all the time.  It becomes idle at once.
+ */
+void stacks_transient(struct stacks *s, uint64_t ref);
 /* Give up the idle stacks unused for max_idle sweeps (then as many
  * again); call every second or so. */
 void stacks_sweep(struct stacks *s);

@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # t_browser.sh - real-browser tests of the SVG (issue 5): renders graphs with
-# $OFFWAKE render and has tests/browser/svg_test.js open them from file:// in
-# Debian's Chromium (driven by playwright-core), click, type and read the DOM.
-# Installs chromium and playwright-core when missing; skips, saying why, only
-# when they cannot be installed.  Keeps build/browser/chain.png as an artifact.
+# $OFFWAKE render and has tests/browser/svg_test.js open them from file://,
+# click, type and read the DOM, once in Debian's Chromium (driven by
+# playwright-core) and once in Debian's firefox-esr (puppeteer-core, WebDriver
+# BiDi); the checks are named "browser (chromium): ..." and "browser
+# (firefox): ...".  Installs the browsers and npm packages when missing; skips
+# a browser, saying why, only when it cannot be installed.  Keeps
+# build/browser/chromium/chain.png and build/browser/firefox/chain.png.
 . "$(dirname "$0")/lib.sh"
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
@@ -15,12 +18,12 @@ if [ ! -x "$OFFWAKE" ]; then
 	exit 0
 fi
 
-# ---- what the tests need: chromium, node >= 20, playwright-core ----
+# ---- what the tests need: the browsers, node >= 20, the npm drivers ----
 . "$TOP/tests/browser/setup.sh"
-if ! browser_setup; then
-	skip browser "$BROWSER_WHY"
-	exit 0
-fi
+browsers=
+if browser_setup; then browsers=chromium; else skip "browser (chromium)" "$BROWSER_WHY"; fi
+if firefox_setup; then browsers="$browsers firefox"; else skip "browser (firefox)" "$BROWSER_WHY"; fi
+[ -n "$browsers" ] || exit 0
 
 # ---- inputs ----
 D=$TMPD/svg
@@ -117,9 +120,12 @@ render hostile hostile --title='<script>alert(1)</script>' \
 	--subtitle='"><svg onload=alert(1)>' --nametype='</script><b>]]>:'
 render chain chain --colors=chain --countname=us
 
-# ---- drive the browser ----
-mkdir -p "$ARTIFACTS"
-CHROMIUM=$CHROMIUM node "$BROWSER_DIR/svg_test.js" "$D" "$ARTIFACTS"
-st=$?
-[ $st -eq 0 ] || fail "browser: svg_test.js" "exited with status $st"
+# ---- drive the browsers, one after the other ----
+for b in $browsers; do
+	mkdir -p "$ARTIFACTS/$b"
+	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX node "$BROWSER_DIR/svg_test.js" "$D" "$ARTIFACTS/$b" "$b" |
+		sed -u "s/^\(PASS\|FAIL\|SKIP\): browser: /\1: browser ($b): /"
+	st=${PIPESTATUS[0]}
+	[ "$st" -eq 0 ] || fail "browser ($b): svg_test.js" "exited with status $st"
+done
 exit 0

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // svg_test.js - drive the SVGs written by offwake-svg render in a real
-// browser (Debian's Chromium through playwright-core) and check what a
-// user sees: tooltips, zoom, reset, search, ignore case, URL state, the
-// chain palette's colours, and that hostile frame names run no script.
+// browser (Debian's Chromium or firefox-esr, launched by driver.js) and
+// check what a user sees: tooltips, zoom, reset, search, ignore case, URL
+// state, the chain palette's colours, and that hostile frame names run no
+// script.
 //
-// Usage: node svg_test.js DIR ARTIFACTS
+// Usage: node svg_test.js DIR ARTIFACTS [chromium|firefox]
 //   DIR holds NAME.svg (and NAME.folded) written by tests/t_browser.sh;
 //   ARTIFACTS receives chain.png.  Prints PASS:/FAIL:/SKIP: lines.
 "use strict";
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const driver = require("./driver");
 
 const DIR = process.argv[2];
 const ARTIFACTS = process.argv[3];
+const BROWSER = process.argv[4] || "chromium";
 const SEARCH = "rgb(230,0,230)";
 
 function pass(n) { console.log("PASS: browser: " + n); }
@@ -483,18 +485,11 @@ async function testChain() {
 }
 
 async function main() {
-	const prof = fs.mkdtempSync(path.join(os.tmpdir(), "offwake-chromium-"));
+	const prof = fs.mkdtempSync(path.join(os.tmpdir(), "offwake-" + BROWSER + "-"));
 	try {
-		ctx = await chromium.launchPersistentContext(prof, {
-			executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-			headless: true,
-			viewport: { width: 1280, height: 800 },
-			deviceScaleFactor: 1,
-			args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-				"--disable-component-update", "--disable-sync", "--no-first-run"],
-		});
+		ctx = await driver.launch(BROWSER, prof);
 	} catch (e) {
-		fail("launch chromium", String(e.message).split("\n")[0]);
+		fail("launch " + BROWSER, String(e.message).split("\n")[0]);
 		return;
 	}
 	ctx.setDefaultTimeout(10000);	// a missing element fails fast

@@ -13,11 +13,25 @@
 // Frame names come from untrusted input: they are only ever read and
 // written as text (textContent), and never parsed as markup or code.
 //
-// Speed on big graphs (issue 21; `make bench-browser` measures it): the
-// graph is rendered once, after the parser is done, not every few chunks;
-// the frame records are built after the first paint, when the browser is
-// idle (or at the first click that needs them); a zoom, a reset or a search
-// writes only to the frames whose state changes.
+// Speed on big graphs (issue 21; `make bench-browser` measures it).  The
+// browser's cost is per element it must restyle, lay out or repaint, so
+// nothing here touches the frames a click hides:
+//   - empty labels (nearly all of a big graph's) get no layout box
+//     (`text:empty`, a rule added before the frames are parsed);
+//   - #frames is drawn through a nested <svg> viewport.  A zoom sets that
+//     viewport's viewBox to the clicked frame's span: the browser scales
+//     every frame at once, and clips away everything outside the span,
+//     which is exactly the frames flamegraph.pl hides (its siblings and
+//     theirs).  Only the frames that must differ from a plain scaling are
+//     written: the ancestors (class `parent`, stretched to the span),
+//     visible labels (refitted, their glyphs unscaled by a transform),
+//     corner radii of frames wider than 4 px, and the few frames outside
+//     the span that would still show (a 0.1 px rounding overlap or a label
+//     running into it): those get class `hide`.  Reset Zoom undoes just
+//     these writes;
+//   - the graph is rendered once, after the parser is done; the frame
+//     records are built after the first paint, when the browser is idle.
+// Without the script (or before it runs) the SVG is the static graph.
 
 function init(evt) {
 	offwake_fg.start();
@@ -33,24 +47,49 @@ var offwake_fg = (function () {
 	var searchcolor = typeof cfg.searchcolor === "string" ? cfg.searchcolor : "rgb(230,0,230)";
 	var EPS = 0.001;	// edges are written with 0.1 px resolution
 
+	var fontsize = Number(cfg.fontsize) || 12;
+	var SVGNS = "http://www.w3.org/2000/svg";
+
 	var frames = [];	// one record per frame, with its original geometry
 	var byGroup = new Map();	// frame group element -> record
 	var framesEl, details, unzoomBtn, searchBtn, icBtn, matchedEl;
+	var view = null;	// the nested <svg> that #frames is drawn through
 	var fullWidth = 0;	// width of the drawing area (W - 2 * xpad)
+	var fullHeight = 0;	// height of the image (its viewBox)
 	var totalWidth = 0;	// width of the widest frame (the root)
 	var searchTerm = null;
 	var ignoreCase = false;
 	var started = false;
 	var collected = false;
+	var touched = [];	// records that differ from the static graph now
 
-	// Frame states: the script writes to the document only where a
-	// frame's state changes, since every write costs the browser a style
-	// recalculation, a layout or a repaint of that frame.
+	// Classes a frame can carry: none, `parent` (a dimmed ancestor of
+	// the zoomed frame) or `hide` (display:none).
 	var SHOWN = 0, PARENT = 1, HIDDEN = 2;
+	var CLASS = [null, "parent", "hide"];
 
 	function byId(id) { return document.getElementById(id); }
 	function setText(el, s) { if (el) el.textContent = s; }
-	function round1(v) { return Math.round(v * 10) / 10; }
+
+	// Rules the static graph does not need, added to its style sheet
+	// before the frames are parsed (so that they cost no restyle):
+	//   - an empty label gets no layout box: 44,698 of the 44,841 labels
+	//     of the bench's graph are empty, and every box costs at each
+	//     paint and hit test (zoom 500 -> 400 ms, load -7%);
+	//   - a hovered frame's outline stays 0.5 px wide in a zoomed view.
+	(function addRules() {
+		var rules = ["#frames text:empty { display:none; }",
+			"#frames > *:hover > rect { vector-effect:non-scaling-stroke; }"];
+		try {
+			var st = document.getElementsByTagName("style")[0];
+			var sheet = st && st.sheet;
+			if (!sheet) return;
+			for (var i = 0; i < rules.length; i++)
+				sheet.insertRule(rules[i], sheet.cssRules.length);
+		} catch (e) {
+			// no CSSOM: labels keep their (empty) boxes
+		}
+	})();
 
 	// While the document is parsed, the browser styles, lays out and
 	// paints what it has so far every few chunks: about 9 times for a
@@ -65,7 +104,7 @@ var offwake_fg = (function () {
 	try {
 		// only while our own SVG document is being parsed (not when
 		// this script is pasted into an HTML page or run later)
-		if (root && root.namespaceURI === "http://www.w3.org/2000/svg" &&
+		if (root && root.namespaceURI === SVGNS &&
 		    document.readyState === "loading" && root.style && root.style.setProperty) {
 			root.style.setProperty("content-visibility", "hidden");
 			deferred = root.style.getPropertyValue("content-visibility") === "hidden";
@@ -74,6 +113,7 @@ var offwake_fg = (function () {
 		deferred = false;
 	}
 	function showFrames() {
+		wrapFrames();	// while nothing is laid out yet, it costs nothing
 		if (!deferred) return;
 		deferred = false;
 		root.style.removeProperty("content-visibility");
@@ -81,6 +121,37 @@ var offwake_fg = (function () {
 	}
 	window.addEventListener("DOMContentLoaded", showFrames, false);
 	window.addEventListener("load", showFrames, false);
+
+	// #frames moves into a nested <svg>, the view.  Unzoomed it shows the
+	// drawing area as it is (the static picture, pixel for pixel) and
+	// clips nothing; zoomed, its viewBox is the zoomed frame's span.
+	function wrapFrames() {
+		if (view) return;
+		framesEl = byId("frames");
+		if (!framesEl || !framesEl.parentNode || framesEl.namespaceURI !== SVGNS) return;
+		var svg = document.documentElement;
+		var vb = (svg.getAttribute("viewBox") || "").split(/[\s,]+/);
+		fullHeight = parseFloat(vb[3]) || parseFloat(svg.getAttribute("height")) || 0;
+		fullWidth = parseFloat(svg.getAttribute("width")) - 2 * xpad;
+		if (!(fullWidth > 0) || !(fullHeight > 0)) return;
+		view = document.createElementNS(SVGNS, "svg");
+		view.setAttribute("x", String(xpad));
+		view.setAttribute("y", "0");
+		view.setAttribute("width", String(fullWidth));
+		view.setAttribute("height", String(fullHeight));
+		view.setAttribute("preserveAspectRatio", "none");
+		setView(xpad, fullWidth);
+		framesEl.parentNode.insertBefore(view, framesEl);
+		view.appendChild(framesEl);
+	}
+
+	// The view shows the user-space span [x, x + w] across the drawing
+	// area, and clips what is outside it when zoomed.
+	function setView(x, w) {
+		if (!view) return;
+		view.setAttribute("viewBox", x + " 0 " + w + " " + fullHeight);
+		view.setAttribute("overflow", x === xpad && w === fullWidth ? "visible" : "hidden");
+	}
 
 	// The name of a frame: its tooltip without the trailing " (N samples, P%)".
 	function frameName(title) {
@@ -109,9 +180,10 @@ var offwake_fg = (function () {
 	function collect() {
 		if (collected) return;
 		collected = true;
+		wrapFrames();
 		framesEl = byId("frames");
 		var svg = document.documentElement;
-		fullWidth = parseFloat(svg.getAttribute("width")) - 2 * xpad;
+		if (!(fullWidth > 0)) fullWidth = parseFloat(svg.getAttribute("width")) - 2 * xpad;
 		if (!framesEl) return;
 		var kids = framesEl.children;
 		for (var i = 0; i < kids.length; i++) {
@@ -127,10 +199,15 @@ var offwake_fg = (function () {
 				ws: rect.getAttribute("width") || "0",
 				ys: rect.getAttribute("y") || "0",
 				fill: rect.getAttribute("fill"),
-				tx: text ? text.getAttribute("x") : null,
+				tx: text ? parseFloat(text.getAttribute("x")) || 0 : 0,
 				label: text ? text.textContent : "",
-				state: SHOWN,	// what the document shows now
-				moved: false,	// geometry and label differ from the original
+				cls: SHOWN,	// class written now
+				stretched: false,	// rect drawn over the zoomed span
+				rx: rect.getAttribute("rx"),
+				rxNow: null,	// rx written now (null: the original)
+				labelNow: null,	// label written now (null: the original)
+				tfNow: null,	// label transform written now
+				touched: false,	// in touched[]
 				lit: false	// painted as a search match
 			};
 			f.name = frameName(f.tooltip);
@@ -183,40 +260,79 @@ var offwake_fg = (function () {
 	}
 
 	// ---- zoom ----
+	// Every write below changes one attribute of one frame, and only when
+	// its value changes; touched[] lists the frames that differ from the
+	// static graph, for the next zoom or Reset Zoom to put back.
 
-	function setState(f, state) {
-		if (f.state === state) return;
-		var cl = f.g.classList;
-		if (f.state !== SHOWN) cl.remove(f.state === HIDDEN ? "hide" : "parent");
-		if (state !== SHOWN) cl.add(state === HIDDEN ? "hide" : "parent");
-		f.state = state;
+	function touch(f) {
+		if (!f.touched) {
+			f.touched = true;
+			touched.push(f);
+		}
 	}
 
-	function place(f, x, w, state) {
-		var xs = x.toFixed(1), ws = w.toFixed(1);
-		var label = f.text ? fitLabel(f.name, w) : "";
-		setState(f, state);
-		if (f.rect.getAttribute("x") !== xs) f.rect.setAttribute("x", xs);
-		if (f.rect.getAttribute("width") !== ws) f.rect.setAttribute("width", ws);
-		if (f.text) {
-			var tx = (x + 3).toFixed(2);
-			if (f.text.getAttribute("x") !== tx) f.text.setAttribute("x", tx);
-			if (f.text.textContent !== label) f.text.textContent = label;
+	function setClass(f, cls) {
+		if (f.cls === cls) return;
+		var cl = f.g.classList;
+		if (f.cls !== SHOWN) cl.remove(CLASS[f.cls]);
+		if (cls !== SHOWN) cl.add(CLASS[cls]);
+		f.cls = cls;
+		touch(f);
+	}
+
+	// The rect over [x, x + w] (user space) or where it was drawn.
+	function stretch(f, on, x, w) {
+		if (on) {
+			f.rect.setAttribute("x", x);
+			f.rect.setAttribute("width", w);
+			f.stretched = true;
+			touch(f);
+		} else if (f.stretched) {
+			f.rect.setAttribute("x", f.xs);
+			f.rect.setAttribute("width", f.ws);
+			f.stretched = false;
 		}
-		f.moved = xs !== f.xs || ws !== f.ws || label !== f.label ||
-			(f.text !== null && f.tx !== (x + 3).toFixed(2));
+	}
+
+	// Corner radius in user space (null: the original one): the view
+	// scales it with the frame, so a visible frame wider than 4 px gets
+	// 2 / ratio to keep its 2 px corners.  (As a CSS percentage of the
+	// view's width it would need no write here, but every rect would be
+	// laid out again at each zoom: 290 against 190 ms.)
+	function setRx(f, rx) {
+		if (f.rxNow === rx) return;
+		if (rx === null) {
+			if (f.rx === null) f.rect.removeAttribute("rx");
+			else f.rect.setAttribute("rx", f.rx);
+		} else {
+			f.rect.setAttribute("rx", rx);
+			touch(f);
+		}
+		f.rxNow = rx;
+	}
+
+	// The label and the transform that draws it unscaled (null, null:
+	// the original ones).
+	function setLabel(f, label, tf) {
+		if (!f.text) return;
+		var now = f.labelNow === null ? f.label : f.labelNow;
+		var want = label === null ? f.label : label;
+		if (now !== want) f.text.textContent = want;
+		f.labelNow = label === null || label === f.label ? null : label;
+		if (f.tfNow !== tf) {
+			if (tf === null) f.text.removeAttribute("transform");
+			else f.text.setAttribute("transform", tf);
+			f.tfNow = tf;
+		}
+		if (f.labelNow !== null || tf !== null) touch(f);
 	}
 
 	function restore(f) {
-		setState(f, SHOWN);
-		if (!f.moved) return;
-		f.rect.setAttribute("x", f.xs);
-		f.rect.setAttribute("width", f.ws);
-		if (f.text) {
-			if (f.tx !== null) f.text.setAttribute("x", f.tx);
-			f.text.textContent = f.label;
-		}
-		f.moved = false;
+		setClass(f, SHOWN);
+		stretch(f, false);
+		setRx(f, null);
+		setLabel(f, null, null);
+		f.touched = false;
 	}
 
 	function isAncestor(f, z) {
@@ -230,34 +346,75 @@ var offwake_fg = (function () {
 			f.x + f.w <= z.x + z.w + EPS;
 	}
 
+	// Whether a frame that the zoom hides would still show through the
+	// view's clip: its rect overlaps the span (rounding), or its label
+	// may run into it (labels are fitted with an average glyph width; a
+	// glyph is at most one font size wide).
+	function showsThrough(f, z) {
+		var end = z.x + z.w;
+		if (f.x < end - 1e-6 && f.x + f.w > z.x + 1e-6) return true;
+		var n = f.label.length;
+		return n > 0 && f.tx < end && f.tx + n * fontsize > z.x;
+	}
+
 	function zoom(z) {
 		collect();
+		if (!view) wrapFrames();
 		var ratio = fullWidth / z.w;
 		var parents = 0;
-		for (var i = 0; i < frames.length; i++) {
-			var f = frames[i];
+		var i, f;
+		var zx = z.x, zw = z.w;
+		var rx = String(2 / ratio);
+		var prev = touched;
+		touched = [];
+		for (i = 0; i < prev.length; i++) prev[i].touched = false;
+		for (i = 0; i < frames.length; i++) {
+			f = frames[i];
 			if (f === z || isInside(f, z)) {
-				var left = round1(xpad + (f.x - z.x) * ratio);
-				var right = round1(xpad + (f.x + f.w - z.x) * ratio);
-				place(f, left, right - left, SHOWN);
+				// drawn scaled by the view; its label is refitted
+				// and drawn at the frame's left edge + 3, unscaled
+				var w = f.w * ratio;
+				setClass(f, SHOWN);
+				stretch(f, false);
+				setRx(f, w > 4 ? rx : null);
+				var label = f.text ? fitLabel(f.name, w) : "";
+				if (label === "") {
+					setLabel(f, label, null);
+				} else {
+					var xs = xpad + (f.x - zx) * ratio + 3;
+					setLabel(f, label, "matrix(" + (1 / ratio) + ",0,0,1," +
+						(zx + (xs - xpad - f.tx) / ratio) + ",0)");
+				}
 			} else if (isAncestor(f, z)) {
-				place(f, xpad, fullWidth, PARENT);
+				setClass(f, PARENT);
+				stretch(f, true, z.xs, z.ws);
+				setRx(f, rx);
+				setLabel(f, f.text ? fitLabel(f.name, fullWidth) : "",
+					"matrix(" + (1 / ratio) + ",0,0,1," +
+					(zx + (3 - f.tx) / ratio) + ",0)");
 				parents++;
 			} else {
-				setState(f, HIDDEN);	// its geometry does not matter now
+				// outside the span: the view's clip hides it
+				if (f.cls !== SHOWN || f.stretched || f.rxNow !== null ||
+				    f.labelNow !== null || f.tfNow !== null)
+					restore(f);
+				setClass(f, showsThrough(f, z) ? HIDDEN : SHOWN);
 			}
 		}
 		if (parents === 0) {	// zooming to the root is a reset
 			unzoom();
 			return;
 		}
+		setView(zx, zw);
 		if (unzoomBtn) unzoomBtn.classList.remove("hide");
 		setParams({ x: z.xs, y: z.ys });
 	}
 
 	function unzoom() {
 		collect();
-		for (var i = 0; i < frames.length; i++) restore(frames[i]);
+		for (var i = 0; i < touched.length; i++) restore(touched[i]);
+		touched = [];
+		setView(xpad, fullWidth);
 		if (unzoomBtn) unzoomBtn.classList.add("hide");
 		setParams({ x: null, y: null });
 	}

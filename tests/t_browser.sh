@@ -66,6 +66,11 @@ main;&amp;&lt;&#x3c;;javascript:alert(3) 150
 main;fn(int) (9 samples, 100%);it's 100
 EOF
 
+# A label wider than its frame (W is wider than the average glyph width
+# labels are fitted with): zoomed to "right", the label of its neighbour
+# on the left would be drawn into the view, stretched, unless hidden.
+printf 'main;%s 100\nmain;right 100\nother 100\n' "$(printf 'W%.0s' $(seq 80))" > "$D/wide.folded"
+
 # The chain example when the repository has one, else a small chain input.
 if [ -f "$TOP/examples/offwake-tar-gzip.folded" ]; then
 	cp "$TOP/examples/offwake-tar-gzip.folded" "$D/chain.folded"
@@ -116,6 +121,7 @@ render differential differential
 printf 'compute\thref=#compute-docs\tid=fcompute\n' > "$D/attrs"
 render nameattr basic --nameattr="$D/attrs"
 render big big
+render wide wide
 render hostile hostile --title='<script>alert(1)</script>' \
 	--subtitle='"><svg onload=alert(1)>' --nametype='</script><b>]]>:'
 render chain chain --colors=chain --countname=us

@@ -7,6 +7,18 @@ fail() { echo "FAIL: $1: $2"; }
 skip() { echo "SKIP: $1: $2"; }
 check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n" "command failed: $*"; fi; }
 TMPD=$(mktemp -d); trap 'rm -rf "$TMPD"' EXIT
+# can_capture NAME [WHY]: 0 when a capture can run here (root, kernel BTF);
+# else a SKIP for NAME (WHY: what root is needed for) and 1.
+can_capture() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$1" "${2:-needs root to load BPF programs}"
+		return 1
+	fi
+	if [ ! -r /sys/kernel/btf/vmlinux ]; then
+		skip "$1" "no kernel BTF (/sys/kernel/btf/vmlinux)"
+		return 1
+	fi
+}
 # run from the repository root, as run.sh does, or directly
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}

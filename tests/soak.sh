@@ -32,14 +32,7 @@ LINE_KB=${SOAK_LINE_KB:-1.5}
 SHELLS=${SOAK_SHELLS:-3}
 WL=$TOP/tests/workloads
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip soak "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip soak "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture soak || exit 0
 if ! cc -O1 -g -pthread -o "$TMPD/pingpong" "$WL/pingpong.c"; then
 	fail soak_build "cannot compile pingpong.c"
 	exit 0

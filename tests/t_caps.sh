@@ -21,14 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip caps "needs root to set file capabilities"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip caps "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture caps "needs root to set file capabilities" || exit 0
 if ! command -v setcap > /dev/null || ! command -v capsh > /dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcap2-bin < /dev/null > "$TMPD/apt.log" 2>&1
 	if ! command -v setcap > /dev/null || ! command -v capsh > /dev/null; then

@@ -25,14 +25,7 @@ else
 	fail capture_exclusive_group "status $st: $out"
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip capture "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip capture "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture capture || exit 0
 for w in pingpong sleeper shortlived manypaths; do
 	if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/$w" "$WL/$w.c"; then
 		fail capture_build "cannot compile $w.c"

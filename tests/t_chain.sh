@@ -90,14 +90,7 @@ else
 	fail chain_diff_levels "$(grep -o '<title>ow_pa[^<]*' "$TMPD/diff.svg" | head -3) $(head -c 300 "$TMPD/diff.err")"
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip chain_capture "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip chain_capture "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture chain_capture || exit 0
 for w in pipeline3 sleeper; do
 	if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/$w" "$WL/$w.c"; then
 		fail chain_build "cannot compile $w.c"

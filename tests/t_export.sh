@@ -230,14 +230,7 @@ else
 fi
 
 # ---- a real capture, end to end ---------------------------------------
-if [ "$(id -u)" -ne 0 ]; then
-	skip export_capture "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip export_capture "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture export_capture || exit 0
 if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/pingpong" "$TOP/tests/workloads/pingpong.c"; then
 	fail export_capture "cannot compile pingpong.c"
 	exit 0

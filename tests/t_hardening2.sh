@@ -325,14 +325,7 @@ done
 [ -z "$bad" ] && pass 14_encoding_ascii_incompatible_refused || fail 14_encoding_ascii_incompatible_refused "$bad"
 
 # ---- capture: items 2 ---------------------------------------------------
-if [ "$(id -u)" -ne 0 ]; then
-	skip hardening2_capture "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip hardening2_capture "needs kernel BTF"
-	exit 0
-fi
+can_capture hardening2_capture || exit 0
 # capture_to NAME: a 1 s folded capture written with -o NAME
 capture_to() { "$OFFWAKE" -f -q -o "$1" 1 2> cap.err; }
 

@@ -16,14 +16,7 @@
 WL=$TOP/tests/workloads
 N=30
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip memory "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip memory "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture memory || exit 0
 if [ "$(uname -m)" != x86_64 ]; then
 	skip memory "the JIT stub is x86-64 code"
 	exit 0

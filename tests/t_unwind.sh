@@ -51,14 +51,7 @@ if [ $HAVE = 1 ]; then
 	fi
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip unwind "needs root to load BPF programs"
-	exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip unwind "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
-fi
+can_capture unwind || exit 0
 if ! command -v python3 >/dev/null; then
 	skip unwind "python3 not installed (tests/bench/stack_shares.py)"
 	exit 0

@@ -53,7 +53,8 @@ struct uf {
 	int pending_depth;
 	unsigned long pending_line;
 	uint32_t root;
-	int exact;		/* every frame has fg:x and fg:w */
+	int exact;		/* every frame has fg:x (and fg:w where its
+				 * tooltip's count is not exact) */
 	size_t ambiguous;	/* frames the geometry alone cannot place */
 	const char *unit;	/* count unit, from the root's title */
 	size_t ulen;
@@ -120,25 +121,22 @@ static int parse_coord(const xmlChar *v, const xmlChar *end, double *out)
 	return *e || !isfinite(*out) ? -1 : 0;
 }
 
-/* fg:x="START" or fg:w="COUNT" (our namespace): a plain decimal integer. */
+static int parse_count(const char *s, size_t len, uint64_t *out);
+
+/* fg:x="START" or fg:w="COUNT" (our namespace): a plain decimal integer
+ * (a tooltip's count without its commas). */
 static void exact_attr(struct uf *u, struct frame *p, const char *name, const xmlChar *v,
 		       const xmlChar *end)
 {
 	int bit = !strcmp(name, "x") ? 1 : !strcmp(name, "w") ? 2 : 0;
-	uint64_t n = 0;
+	size_t len = end - v;
+	uint64_t n;
 
 	if (!bit)
 		return;
-	for (const xmlChar *c = v; c < end; c++) {
-		if (*c < '0' || *c > '9' || n > (UINT64_MAX - (*c - '0')) / 10 || end - v > 20) {
-			uf_fail(u, uf_line(u), "frame <rect> has a bad fg:%s=\"%.*s\"", name,
-				(int)(end - v > 40 ? 40 : end - v), (const char *)v);
-			return;
-		}
-		n = n * 10 + (*c - '0');
-	}
-	if (v == end) {
-		uf_fail(u, uf_line(u), "frame <rect> has an empty fg:%s", name);
+	if (memchr(v, ',', len) || parse_count((const char *)v, len, &n)) {
+		uf_fail(u, uf_line(u), "frame <rect> has a bad fg:%s=\"%.*s\"", name,
+			(int)(len > 40 ? 40 : len), (const char *)v);
 		return;
 	}
 	*(bit == 1 ? &p->fx : &p->fw) = n;
@@ -629,12 +627,6 @@ static void reset_kids(struct frame *fr, const uint32_t *ord, size_t ps, size_t 
 }
 
 
-/*
- * Self counts.  A sorted graph lays a frame's own time out first, before
- * its children; uncovered space after its first child held frames pruned
- * by --minwidth.  Their share, estimated from the geometry, is left out of
- * the self count (the stacks are lost; the counts would be misplaced).
- */
 /* The uncovered counts between a's end and b's start (b may be a's parent,
  * then up to its end): exact with exact extents, else estimated from the
  * px beyond rounding noise. */
@@ -650,6 +642,12 @@ static double gap_counts(const struct uf *u, const struct frame *a, const struct
 	return g > GAP_PX ? round(g * per_px) : 0;
 }
 
+/*
+ * Self counts.  A sorted graph lays a frame's own time out first, before
+ * its children; uncovered space after its first child held frames pruned
+ * by --minwidth.  Their share, estimated from the geometry, is left out of
+ * the self count (the stacks are lost; the counts would be misplaced).
+ */
 static void self_counts(struct uf *u, int sorted)
 {
 	struct frame *fr = u->fr, *root = &fr[u->root];

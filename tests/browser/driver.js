@@ -7,7 +7,7 @@
 // svg_test.js uses, with playwright's meaning: goto, waitForLoadState,
 // evaluate, url, textContent, getAttribute, click(selector),
 // locator(selector).nth(i).click/hover (a real mouse event on the
-// element's centre, after checking that the element is what is hit there),
+// element's centre or at {position}, after checking that the element is what is hit there),
 // mouse, keyboard.press("Control+f"), waitForTimeout, setViewportSize,
 // screenshot, close, and the console, pageerror and dialog events.
 //
@@ -34,10 +34,11 @@ async function launchChromium(profile) {
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
-// In the page: the centre of the nth element matching sel, scrolled into
+// In the page: the centre of the nth element matching sel (or the point
+// pos from its top left corner, like playwright's position), scrolled into
 // view, and whether a pointer event there reaches that element (what
 // playwright checks before it clicks or hovers).
-function aim([sel, nth]) {
+function aim([sel, nth, pos]) {
 	const el = document.querySelectorAll(sel)[nth];
 	if (!el) return { why: "no element " + sel + " #" + nth };
 	let r = el.getBoundingClientRect();
@@ -46,9 +47,11 @@ function aim([sel, nth]) {
 		el.scrollIntoView({ block: "center", inline: "center" });
 		r = el.getBoundingClientRect();
 	}
-	const x = r.left + r.width / 2, y = r.top + r.height / 2;
+	const x = r.left + (pos ? pos.x : r.width / 2), y = r.top + (pos ? pos.y : r.height / 2);
 	const hit = document.elementFromPoint(x, y);
-	if (!hit || (hit !== el && !el.contains(hit)))
+	// (a frame's rect may be hit through its label: same frame group)
+	const own = el.localName === "rect" && el.parentNode ? el.parentNode : el;
+	if (!hit || (hit !== el && !own.contains(hit)))
 		return { why: sel + " #" + nth + " is covered at its centre by <" + (hit && hit.localName) + ">" };
 	return { x, y };
 }
@@ -102,7 +105,8 @@ class FirefoxPage {
 	async act(sel, nth, what, opts) {
 		const end = Date.now() + this.timeout;
 		let a;
-		while ((a = await this.p.evaluate(aim, [sel, nth])).why && Date.now() < end)
+		const pos = (opts && opts.position) || null;
+		while ((a = await this.p.evaluate(aim, [sel, nth, pos])).why && Date.now() < end)
 			await sleep(100);
 		if (a.why) throw new Error(what + ": " + a.why);
 		const mods = (opts && opts.modifiers) || [];
@@ -116,7 +120,7 @@ class FirefoxPage {
 	locator(sel) {
 		const at = nth => ({
 			click: opts => this.act(sel, nth, "click", opts),
-			hover: () => this.act(sel, nth, "hover"),
+			hover: opts => this.act(sel, nth, "hover", opts),
 		});
 		return { nth: at, first: () => at(0) };
 	}

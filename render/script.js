@@ -14,23 +14,27 @@
 // written as text (textContent), and never parsed as markup or code.
 //
 // Speed on big graphs (issue 21; `make bench-browser` measures it).  The
-// browser's cost is per element it must restyle, lay out or repaint, so
-// nothing here touches the frames a click hides:
-//   - empty labels (nearly all of a big graph's) get no layout box
-//     (`text:empty`, a rule added before the frames are parsed);
-//   - #frames is drawn through a nested <svg> viewport.  A zoom sets that
-//     viewport's viewBox to the clicked frame's span: the browser scales
-//     every frame at once, and clips away everything outside the span,
-//     which is exactly the frames flamegraph.pl hides (its siblings and
-//     theirs).  Only the frames that must differ from a plain scaling are
-//     written: the ancestors (class `parent`, stretched to the span),
-//     visible labels (refitted, their glyphs unscaled by a transform),
-//     corner radii of frames wider than 4 px, and the few frames outside
-//     the span that would still show (a 0.1 px rounding overlap or a label
-//     running into it): those get class `hide`.  Reset Zoom undoes just
-//     these writes;
+// browser's cost is per layout box it must restyle, lay out, paint or hit
+// test, so the script keeps boxes few and never touches the frames a click
+// hides:
+//   - empty labels (nearly all of a big graph's) and the frames' groups
+//     get no layout box (`text:empty`, and display:contents on the
+//     groups: rules added before the frames are parsed);
+//   - a zoom is drawn on a canvas laid over #frames (an HTML <canvas> in
+//     a <foreignObject>): the frames in the clicked frame's span,
+//     rescaled, and its ancestors, stretched and dimmed, with the static
+//     graph's colours, corners, labels and background.  #frames stays as
+//     it is under it, so Reset Zoom only hides the canvas.  Over the
+//     canvas, hover, tooltip, outline and click are the script's;
+//   - where there is no canvas (or fg_config says "canvas":false), #frames
+//     is drawn through a nested <svg> viewport instead, whose viewBox a
+//     zoom sets to the span: the browser scales every frame and clips the
+//     ones flamegraph.pl hides; only what differs from a plain scaling is
+//     written (ancestors, visible labels, corner radii, class `hide` on
+//     the few outside frames that would still show), and undone on reset;
 //   - the graph is rendered once, after the parser is done; the frame
-//     records are built after the first paint, when the browser is idle.
+//     records and the canvas are made after the first paint, when the
+//     browser is idle.
 // Without the script (or before it runs) the SVG is the static graph.
 
 function init(evt) {
@@ -198,9 +202,13 @@ var offwake_fg = (function () {
 
 	// The view shows the user-space span [x, x + w] across the drawing
 	// area, and clips what is outside it when zoomed.
+	var viewNow = "";
 	function setView(x, w) {
 		if (!view) return;
-		view.setAttribute("viewBox", x + " 0 " + w + " " + fullHeight);
+		var vb = x + " 0 " + w + " " + fullHeight;
+		if (vb === viewNow) return;	// (an equal write still lays out every frame)
+		viewNow = vb;
+		view.setAttribute("viewBox", vb);
 		view.setAttribute("overflow", x === xpad && w === fullWidth ? "visible" : "hidden");
 	}
 
@@ -245,6 +253,7 @@ var offwake_fg = (function () {
 			var text = child(g, 2, "text");
 			var title = child(g, 0, "title");
 			var f = {
+				i: frames.length,	// index in #frames
 				g: g, rect: rect, text: text,
 				tooltip: title ? title.textContent : "",
 				xs: rect.getAttribute("x") || "0",
@@ -252,6 +261,8 @@ var offwake_fg = (function () {
 				ys: rect.getAttribute("y") || "0",
 				fill: rect.getAttribute("fill"),
 				tx: text ? parseFloat(text.getAttribute("x")) || 0 : 0,
+				ty: text ? parseFloat(text.getAttribute("y")) || 0 : 0,
+				h: parseFloat(rect.getAttribute("height")) || 0,
 				label: text ? text.textContent : "",
 				cls: SHOWN,	// class written now
 				stretched: false,	// rect drawn over the zoomed span
@@ -282,6 +293,7 @@ var offwake_fg = (function () {
 		for (i = 0; i < rows.length; i++)
 			rows[i].fr.sort(function (a, b) { return a.x - b.x; });
 		if (!(fullWidth > 0)) fullWidth = totalWidth;
+		canvasView();
 	}
 
 	// The first index in a row's frames whose x is >= x.
@@ -431,6 +443,39 @@ var offwake_fg = (function () {
 		return n > 0 && f.tx < end && f.tx + n * fontsize > z.x;
 	}
 
+	// The frames a zoom to z draws, found in their rows by x (the whole
+	// graph need not be walked): in each row at or above z, the frames
+	// within its span (inside); below it, the one ancestor; and, for
+	// edge when given, the frames at the span's edges in every row.
+	function walkSpan(z, inside, ancestor, edge) {
+		var i, j, k, f, fr, y, lo;
+		var zx = z.x, end = z.x + z.w;
+		edge = edge || function () {};
+		for (i = 0; i < rows.length; i++) {
+			fr = rows[i].fr;
+			y = rows[i].y;
+			if (inverted ? y >= z.y : y <= z.y) {
+				lo = lowerBound(fr, zx - EPS);
+				for (k = lo; k < fr.length && fr[k].x < end - EPS; k++) {
+					f = fr[k];
+					if (f === z || isInside(f, z)) inside(f);
+				}
+				for (j = lo; j < k; j++) edge(fr[j]);
+				edge(fr[lo - 1]);
+				edge(fr[k]);
+				edge(fr[k + 1]);
+			} else {
+				k = lowerBound(fr, zx + EPS + 1e-9) - 1;
+				while (k >= 0 && !isAncestor(fr[k], z) && fr[k].x + fr[k].w >= zx) k--;
+				if (k >= 0 && isAncestor(fr[k], z)) ancestor(fr[k]);
+				else k = lowerBound(fr, zx);
+				edge(fr[k - 1]);
+				edge(fr[k]);
+				edge(fr[k + 1]);
+			}
+		}
+	}
+
 	// Only the frames a zoom can change are visited, found in their rows
 	// by x (the whole graph need not be walked: 15 -> 3 ms of script at
 	// 45k frames): in each row at or above the zoomed frame, the frames
@@ -438,13 +483,12 @@ var offwake_fg = (function () {
 	// neighbours at the span's edges, and the frames with a label, which
 	// may show through the view's clip.  Frames the last zoom changed and
 	// this one does not set are put back.
-	function zoom(z) {
-		collect();
+	function zoomDom(z) {
 		if (!view) wrapFrames();
 		var ratio = fullWidth / z.w;
 		var parents = 0;
-		var i, k, f, fr;
-		var zx = z.x, zw = z.w, end = z.x + z.w;
+		var i;
+		var zx = z.x, zw = z.w;
 		var rx = String(2 / ratio);
 		var prev = touched;
 		touched = [];
@@ -486,29 +530,7 @@ var offwake_fg = (function () {
 			setClass(f, HIDDEN);
 		}
 
-		for (i = 0; i < rows.length; i++) {
-			fr = rows[i].fr;
-			var y = rows[i].y;
-			if (inverted ? y >= z.y : y <= z.y) {
-				var lo = lowerBound(fr, zx - EPS);
-				for (k = lo; k < fr.length && fr[k].x < end - EPS; k++) {
-					f = fr[k];
-					if (f === z || isInside(f, z)) inside(f);
-				}
-				for (var j = lo; j < k; j++) outside(fr[j]);
-				outside(fr[lo - 1]);
-				outside(fr[k]);
-				outside(fr[k + 1]);
-			} else {
-				k = lowerBound(fr, zx + EPS + 1e-9) - 1;
-				while (k >= 0 && !isAncestor(fr[k], z) && fr[k].x + fr[k].w >= zx) k--;
-				if (k >= 0 && isAncestor(fr[k], z)) ancestor(fr[k]);
-				else k = lowerBound(fr, zx);
-				outside(fr[k - 1]);
-				outside(fr[k]);
-				outside(fr[k + 1]);
-			}
-		}
+		walkSpan(z, inside, ancestor, outside);
 		for (i = 0; i < labelled.length; i++) outside(labelled[i]);
 		for (i = 0; i < prev.length; i++)
 			if (prev[i].seen !== stamp) restore(prev[i]);
@@ -521,13 +543,316 @@ var offwake_fg = (function () {
 		setParams({ x: z.xs, y: z.ys });
 	}
 
-	function unzoom() {
-		collect();
+	function unzoomDom() {
 		for (var i = 0; i < touched.length; i++) restore(touched[i]);
 		touched = [];
 		setView(xpad, fullWidth);
 		if (unzoomBtn) unzoomBtn.classList.add("hide");
 		setParams({ x: null, y: null });
+	}
+
+
+	// ---- the zoomed view, drawn on a canvas ----
+	// A zoom draws the frames it shows (the span's frames rescaled, the
+	// ancestors stretched and dimmed) on a canvas laid over the graph, in
+	// an HTML <canvas> inside a <foreignObject>; #frames itself is left
+	// as it is.  The browser then lays out and paints a few thousand
+	// canvas rectangles instead of restyling, laying out and painting
+	// 45k frames: at the bench's zoom, 5,065 frames and 909 labels
+	// drawn in ~15 ms of script, and Reset Zoom only hides the canvas.
+	// Hover, tooltip, click and the hover outline over the canvas are
+	// the script's (the canvas knows which frame is where).  Where there
+	// is no canvas (or fg_config has "canvas":false), the view zooms as
+	// above (zoomDom).  The canvas is made with the frame records, when
+	// the browser is idle after the first paint, not at the first click.
+	var cv = null;	// the canvas view: false when there is none
+	var zoomedTo = null;	// the frame the canvas view is zoomed to
+	var drawn = [];	// its rows: { y, h, fr: [{ f, x, w, label, parent }] by x }
+
+	function canvasView() {
+		if (cv !== null) return cv;
+		cv = false;
+		if (cfg.canvas === false) return cv;	// asked for the zoom in the SVG
+		var svg = document.documentElement;
+		var XH = "http://www.w3.org/1999/xhtml";
+		if (!framesEl || !rows.length || svg.namespaceURI !== SVGNS) return cv;
+		var top = Infinity, bottom = -Infinity, i;
+		for (i = 0; i < frames.length; i++) {
+			top = Math.min(top, frames[i].y);
+			bottom = Math.max(bottom, frames[i].y + frames[i].h);
+		}
+		if (!(bottom > top) || !(fullWidth > 0)) return cv;
+		try {
+			var fo = document.createElementNS(SVGNS, "foreignObject");
+			var canvas = document.createElementNS(XH, "canvas");
+			var ctx = canvas.getContext && canvas.getContext("2d");
+			if (!ctx || !ctx.fillText) return cv;
+			fo.setAttribute("x", String(xpad));
+			fo.setAttribute("y", String(top));
+			fo.setAttribute("width", String(fullWidth));
+			fo.setAttribute("height", String(bottom - top));
+			fo.setAttribute("display", "none");
+			canvas.setAttribute("style", "display:block; width:" + fullWidth + "px; height:" +
+				(bottom - top) + "px;");
+			fo.appendChild(canvas);
+			svg.appendChild(fo);	// last: drawn over the frames, hit first
+			cv = { fo: fo, canvas: canvas, ctx: ctx, top: top, h: bottom - top,
+				hover: null, title: "" };
+			styleFromGraph(cv);
+			canvas.addEventListener("mousemove", onCanvasMove, false);
+			canvas.addEventListener("mouseleave", onCanvasLeave, false);
+		} catch (e) {
+			cv = false;
+		}
+		return cv;
+	}
+
+	// What the static graph draws with: the background's gradient
+	// (stops and extent of #background on the background rect), and
+	// the labels' font and colour.
+	function styleFromGraph(c) {
+		var svg = document.documentElement;
+		c.bg = { stops: [], y: 0, h: fullHeight, solid: null };
+		var bgRect = null;
+		for (var el = svg.firstElementChild; el; el = el.nextElementSibling)
+			if (el.localName === "rect") { bgRect = el; break; }
+		var grad = byId("background");
+		if (bgRect) {
+			c.bg.y = parseFloat(bgRect.getAttribute("y")) || 0;
+			c.bg.h = parseFloat(bgRect.getAttribute("height")) || fullHeight;
+			var fill = bgRect.getAttribute("fill") || "";
+			if (!/^url\(/.test(fill)) c.bg.solid = fill || "white";
+		}
+		if (grad) {
+			var stops = grad.getElementsByTagNameNS(SVGNS, "stop");
+			for (var i = 0; i < stops.length; i++) {
+				var off = stops[i].getAttribute("offset") || "0";
+				var v = parseFloat(off);
+				if (/%\s*$/.test(off)) v /= 100;
+				c.bg.stops.push([Math.min(1, Math.max(0, v || 0)),
+					stops[i].getAttribute("stop-color") || "black"]);
+			}
+		}
+		var t = null;
+		for (var k = 0; k < frames.length && !t; k++) if (frames[k].label !== "") t = frames[k];
+		var te = t ? child(t.g, 2, "text") : framesEl.querySelector("text");
+		var cs = te && window.getComputedStyle ? window.getComputedStyle(te) : null;
+		c.font = cs ? [cs.fontStyle, cs.fontWeight, cs.fontSize, cs.fontFamily].join(" ") :
+			fontsize + "px Verdana";
+		c.ink = cs && cs.fill && cs.fill !== "none" ? cs.fill : "rgb(0,0,0)";
+	}
+
+	// The rows and positions (user space) of what a zoom to z shows.
+	function layoutZoom(z) {
+		var ratio = fullWidth / z.w;
+		var byRow = new Map();
+		var parents = 0;
+		function put(f, x, w, parent) {
+			var r = byRow.get(f.y);
+			if (!r) {
+				r = { y: f.y, h: f.h, fr: [] };
+				byRow.set(f.y, r);
+			}
+			r.fr.push({ f: f, x: x, w: w, parent: parent,
+				label: fitLabel(f.name, w) });
+		}
+		walkSpan(z, function (f) {
+			put(f, xpad + (f.x - z.x) * ratio, f.w * ratio, false);
+		}, function (f) {
+			put(f, xpad, fullWidth, true);
+			parents++;
+		}, null);
+		drawn = [];
+		byRow.forEach(function (r) { drawn.push(r); });
+		drawn.sort(function (a, b) { return a.y - b.y; });
+		return parents;
+	}
+
+	// The rect of a frame: flamegraph.pl's rx = ry = 2, which the
+	// browser clamps to half the width and height on each axis.
+	function framePath(ctx, x, y, w, h) {
+		ctx.beginPath();
+		if (ctx.roundRect)
+			ctx.roundRect(x, y, w, h, [{ x: Math.min(2, w / 2), y: Math.min(2, h / 2) }]);
+		else
+			ctx.rect(x, y, w, h);
+	}
+
+	function drawFrame(ctx, d) {
+		var f = d.f, c = cv;
+		framePath(ctx, d.x, f.y, d.w, f.h);
+		ctx.fillStyle = f.lit ? searchcolor : (f.fill || "black");
+		ctx.fill();
+		var hovered = c.hover === f;
+		if (hovered) {	// the static graph's :hover outline
+			ctx.lineWidth = 0.5;
+			ctx.strokeStyle = "black";
+			ctx.stroke();
+		}
+		if (d.label !== "") {
+			ctx.fillStyle = c.ink;
+			ctx.fillText(d.label, d.x + 3, f.ty);
+			if (hovered) ctx.strokeText(d.label, d.x + 3, f.ty);
+		}
+	}
+
+	function drawCanvas() {
+		var c = cv, ctx = c.ctx;
+		var dpr = window.devicePixelRatio || 1;
+		var pw = Math.max(1, Math.round(fullWidth * dpr)), ph = Math.max(1, Math.round(c.h * dpr));
+		if (c.canvas.width !== pw) c.canvas.width = pw;
+		if (c.canvas.height !== ph) c.canvas.height = ph;
+		ctx.setTransform(dpr, 0, 0, dpr, -xpad * dpr, -c.top * dpr);
+		ctx.globalAlpha = 1;
+		ctx.clearRect(xpad, c.top, fullWidth, c.h);
+		if (c.bg.solid !== null || c.bg.stops.length === 0) {
+			ctx.fillStyle = c.bg.solid || "white";
+		} else {
+			var g = ctx.createLinearGradient(0, c.bg.y, 0, c.bg.y + c.bg.h);
+			for (var s = 0; s < c.bg.stops.length; s++) g.addColorStop(c.bg.stops[s][0], c.bg.stops[s][1]);
+			ctx.fillStyle = g;
+		}
+		ctx.fillRect(xpad, c.top, fullWidth, c.h);
+		ctx.font = c.font;
+		ctx.textBaseline = "alphabetic";
+		for (var i = 0; i < drawn.length; i++) {
+			var r = drawn[i].fr;
+			for (var k = 0; k < r.length; k++) {
+				if (r[k].parent) drawParent(ctx, r[k], dpr);
+				else drawFrame(ctx, r[k]);
+			}
+		}
+	}
+
+	// A dimmed ancestor: rect and label at half opacity as one (the
+	// static graph's group opacity), drawn on a scratch canvas and laid
+	// on at 50%.
+	function drawParent(ctx, d, dpr) {
+		var c = cv;
+		if (!c.scratch) c.scratch = document.createElementNS("http://www.w3.org/1999/xhtml", "canvas");
+		var sc = c.scratch, sx = sc.getContext("2d");
+		var y0 = d.f.y - 1, h = d.f.h + 2;
+		var pw = Math.max(1, Math.round(fullWidth * dpr)), ph = Math.max(1, Math.round(h * dpr));
+		if (sc.width !== pw) sc.width = pw;
+		if (sc.height !== ph) sc.height = ph;
+		sx.setTransform(1, 0, 0, 1, 0, 0);
+		sx.clearRect(0, 0, pw, ph);
+		sx.setTransform(dpr, 0, 0, dpr, -xpad * dpr, -y0 * dpr);
+		sx.font = c.font;
+		sx.textBaseline = "alphabetic";
+		drawFrame(sx, d);
+		ctx.save();
+		ctx.setTransform(1, 0, 0, 1, 0, 0);
+		ctx.globalAlpha = 0.5;
+		ctx.drawImage(sc, 0, Math.round((y0 - c.top) * dpr));
+		ctx.restore();
+	}
+
+	// The frame drawn under a pointer event on the canvas, or null.
+	function canvasFrameAt(e) {
+		var c = cv, b = c.canvas.getBoundingClientRect();
+		if (!(b.width > 0) || !(b.height > 0)) return null;
+		var x = xpad + (e.clientX - b.left) * fullWidth / b.width;
+		var y = c.top + (e.clientY - b.top) * c.h / b.height;
+		for (var i = 0; i < drawn.length; i++) {
+			var r = drawn[i];
+			if (y < r.y || y >= r.y + r.h) continue;
+			var lo = 0, hi = r.fr.length;	// the last one starting at or before x
+			while (lo < hi) {
+				var mid = (lo + hi) >> 1;
+				if (r.fr[mid].x <= x) lo = mid + 1;
+				else hi = mid;
+			}
+			var d = r.fr[lo - 1];
+			return d && x < d.x + d.w ? d.f : null;
+		}
+		return null;
+	}
+
+	function setHover(f) {
+		var c = cv;
+		if (c.hover === f) return;
+		c.hover = f;
+		var tip = f ? f.tooltip : "";
+		if (c.title !== tip) {
+			c.title = tip;
+			if (tip) c.canvas.setAttribute("title", tip);
+			else c.canvas.removeAttribute("title");
+		}
+		c.canvas.style.cursor = f ? "pointer" : "";
+		setText(details, f ? nametype + " " + f.tooltip : " ");
+		drawCanvas();
+	}
+
+	function onCanvasMove(e) {
+		if (zoomedTo !== null) setHover(canvasFrameAt(e));
+	}
+
+	function onCanvasLeave() {
+		if (zoomedTo !== null) setHover(null);
+	}
+
+	// A click on the canvas: zoom to the frame there, or follow it when
+	// it is a link (--nameattr href) and Ctrl is not held.
+	function onCanvasClick(e) {
+		var f = canvasFrameAt(e);
+		if (!f) return;
+		if (f.g.localName === "a" && !e.ctrlKey) {
+			f.g.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true,
+				view: window, shiftKey: e.shiftKey, altKey: e.altKey, metaKey: e.metaKey,
+				button: e.button }));
+			return;
+		}
+		zoom(f);
+	}
+
+	function zoomCanvas(z) {
+		if (layoutZoom(z) === 0) {	// zooming to the root is a reset
+			unzoom();
+			return;
+		}
+		zoomedTo = z;
+		cv.hover = null;
+		drawCanvas();
+		if (cv.fo.getAttribute("display") !== null) cv.fo.removeAttribute("display");
+		if (unzoomBtn) unzoomBtn.classList.remove("hide");
+		setParams({ x: z.xs, y: z.ys });
+	}
+
+	function zoom(z) {
+		collect();
+		if (canvasView()) zoomCanvas(z);
+		else zoomDom(z);
+	}
+
+	function unzoom() {
+		collect();
+		if (zoomedTo !== null) {
+			zoomedTo = null;
+			drawn = [];
+			cv.fo.setAttribute("display", "none");
+			if (cv.title) {
+				cv.title = "";
+				cv.canvas.removeAttribute("title");
+			}
+		}
+		unzoomDom();
+	}
+
+	// What the canvas view shows now, for tests and tools: null when it
+	// is not shown, else each frame drawn, with its index in #frames,
+	// its rect in user space, its label and whether it is dimmed.
+	function shown() {
+		if (zoomedTo === null) return null;
+		var out = [];
+		for (var i = 0; i < drawn.length; i++) {
+			for (var k = 0; k < drawn[i].fr.length; k++) {
+				var d = drawn[i].fr[k];
+				out.push({ i: d.f.i, x: d.x, w: d.w, y: d.f.y, h: d.f.h,
+					label: d.label, parent: d.parent });
+			}
+		}
+		return out;
 	}
 
 	// ---- search ----
@@ -588,6 +913,7 @@ var offwake_fg = (function () {
 			searchBtn.classList.add("show");
 			setText(searchBtn, "Reset Search");
 		}
+		if (zoomedTo !== null) drawCanvas();
 		if (matchedEl) matchedEl.classList.remove("hide");
 		setText(matchedEl, "Matched: " + formatShare(matchedShare(hits)) + "%");
 		setParams({ s: term });
@@ -596,6 +922,7 @@ var offwake_fg = (function () {
 	function resetSearch() {
 		searchTerm = null;
 		clearHighlight();
+		if (zoomedTo !== null) drawCanvas();
 		if (searchBtn) {
 			searchBtn.classList.remove("show");
 			setText(searchBtn, "Search");
@@ -627,6 +954,10 @@ var offwake_fg = (function () {
 	// ---- events ----
 
 	function onClick(e) {
+		if (cv && e.target === cv.canvas) {
+			onCanvasClick(e);
+			return;
+		}
 		var f = frameOf(e.target);
 		if (f) {
 			// A frame that is a link (--nameattr href) follows it,
@@ -692,6 +1023,10 @@ var offwake_fg = (function () {
 		window.addEventListener("mouseover", onOver, false);
 		window.addEventListener("mouseout", onOut, false);
 		window.addEventListener("keydown", onKey, false);
+		// a new device pixel ratio (browser zoom) draws the canvas again
+		window.addEventListener("resize", function () {
+			if (zoomedTo !== null) drawCanvas();
+		}, false);
 
 		// Restore the state kept in the URL: zoom first, then search.
 		var params = getParams();
@@ -712,6 +1047,6 @@ var offwake_fg = (function () {
 		if (s) search(s);
 	}
 
-	return { start: start, zoom: zoom, unzoom: unzoom, search: search,
+	return { start: start, zoom: zoom, unzoom: unzoom, search: search, shown: shown,
 		resetSearch: resetSearch };
 })();

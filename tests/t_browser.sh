@@ -134,4 +134,24 @@ for b in $browsers; do
 	st=${PIPESTATUS[0]}
 	[ "$st" -eq 0 ] || fail "browser ($b): svg_test.js" "exited with status $st"
 done
+
+# ---- the same checks with zooms drawn in the SVG itself (no canvas) ----
+# fg_config's "canvas":false makes the script zoom the SVG's own frames, as
+# it does where a browser has no canvas in a foreignObject.  Once, in the
+# first browser.
+b=${browsers%% *}
+b=${b:-chromium}
+mkdir -p "$D/dom" "$ARTIFACTS/$b-dom"
+for f in "$D"/*.svg; do
+	sed 's/^var fg_config = {/var fg_config = {"canvas":false,/' "$f" > "$D/dom/$(basename "$f")"
+done
+cp "$D"/*.folded "$D/dom/"
+if grep -q '^var fg_config = {"canvas":false,' "$D/dom/basic.svg"; then
+	SVG_ZOOM=dom CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX node "$BROWSER_DIR/svg_test.js" "$D/dom" "$ARTIFACTS/$b-dom" "$b" |
+		sed -u "s/^\(PASS\|FAIL\|SKIP\): browser: /\1: browser ($b, zoom in the SVG): /"
+	st=${PIPESTATUS[0]}
+	[ "$st" -eq 0 ] || fail "browser ($b, zoom in the SVG): svg_test.js" "exited with status $st"
+else
+	fail "browser: zoom in the SVG" "no fg_config line to set \"canvas\":false in"
+fi
 exit 0

@@ -705,12 +705,17 @@ var offwake_fg = (function () {
 		ctx.setTransform(dpr, 0, 0, dpr, -xpad * dpr, -c.top * dpr);
 		ctx.globalAlpha = 1;
 		ctx.clearRect(xpad, c.top, fullWidth, c.h);
-		if (c.bg.solid !== null || c.bg.stops.length === 0) {
-			ctx.fillStyle = c.bg.solid || "white";
-		} else {
+		ctx.fillStyle = c.bg.solid || "white";
+		if (c.bg.solid === null && c.bg.stops.length) {
 			var g = ctx.createLinearGradient(0, c.bg.y, 0, c.bg.y + c.bg.h);
-			for (var s = 0; s < c.bg.stops.length; s++) g.addColorStop(c.bg.stops[s][0], c.bg.stops[s][1]);
-			ctx.fillStyle = g;
+			try {
+				for (var s = 0; s < c.bg.stops.length; s++)
+					g.addColorStop(c.bg.stops[s][0], c.bg.stops[s][1]);
+				ctx.fillStyle = g;
+			} catch (e) {
+				// a colour the canvas does not parse (the SVG
+				// drew it as black or not at all): white
+			}
 		}
 		ctx.fillRect(xpad, c.top, fullWidth, c.h);
 		ctx.font = c.font;

@@ -92,25 +92,25 @@ var offwake_fg = (function () {
 	//   - frames and buttons start no text selection: without the group
 	//     boxes, Chromium's search for a caret position at a mouse press
 	//     walks every frame (300 ms a click);
-	//   - a hovered frame's outline stays 0.5 px wide in a zoomed view.
 	// Where display:contents is unknown for SVG groups, that rule is left
 	// out: the frames then render as before.
 	(function addRules() {
 		var rules = ["#frames text:empty { display:none; }",
-			"#frames, #unzoom, #search, #ignorecase { -webkit-user-select:none; user-select:none; }",
-			"#frames > *:hover > rect { vector-effect:non-scaling-stroke; }"];
+			"#frames, #unzoom, #search, #ignorecase { -webkit-user-select:none; user-select:none; }"];
 		if (groupContents())
 			rules.push("#frames > g:not(.parent):not(.hide) { display:contents; }");
+		for (var i = 0; i < rules.length; i++) addRule(rules[i]);
+	})();
+
+	function addRule(rule) {
 		try {
 			var st = document.getElementsByTagName("style")[0];
 			var sheet = st && st.sheet;
-			if (!sheet) return;
-			for (var i = 0; i < rules.length; i++)
-				sheet.insertRule(rules[i], sheet.cssRules.length);
+			if (sheet) sheet.insertRule(rule, sheet.cssRules.length);
 		} catch (e) {
 			// no CSSOM: labels and groups keep their boxes
 		}
-	})();
+	}
 
 	// Whether this browser draws the children of an SVG group with
 	// display:contents (CSS Display 3 says it does; where it is not
@@ -324,14 +324,31 @@ var offwake_fg = (function () {
 
 	// ---- URL query (state that survives a reload or a shared link) ----
 
+	// The URL is written once the click's frame is painted (replaceState
+	// costs Chromium 6-8 ms, a tenth of a zoom at 45k frames); changes
+	// made before then are written together.
+	var pendingParams = null;
 	function setParams(changes) {
+		if (pendingParams === null) {
+			pendingParams = {};
+			if (window.requestAnimationFrame)
+				window.requestAnimationFrame(function () { window.setTimeout(writeParams, 0); });
+			window.setTimeout(writeParams, 100);	// (no frames in a hidden tab)
+		}
+		for (var k in changes) pendingParams[k] = changes[k];
+	}
+
+	function writeParams() {
+		var changes = pendingParams;
+		if (changes === null) return;
+		pendingParams = null;
 		try {
 			var url = new URL(window.location.href);
 			for (var k in changes) {
 				if (changes[k] === null) url.searchParams.delete(k);
 				else url.searchParams.set(k, changes[k]);
 			}
-			history.replaceState(null, "", url.href);
+			if (url.href !== window.location.href) history.replaceState(null, "", url.href);
 		} catch (e) {
 			// Some embeddings (sandboxed frames, data: URLs) have no history.
 		}
@@ -483,8 +500,15 @@ var offwake_fg = (function () {
 	// neighbours at the span's edges, and the frames with a label, which
 	// may show through the view's clip.  Frames the last zoom changed and
 	// this one does not set are put back.
+	var scaledHover = false;
 	function zoomDom(z) {
 		if (!view) wrapFrames();
+		// a hovered frame's outline stays 0.5 px wide in the scaled view
+		// (added at the first such zoom: every hover pays for the rule)
+		if (!scaledHover) {
+			scaledHover = true;
+			addRule("#frames > *:hover > rect { vector-effect:non-scaling-stroke; }");
+		}
 		var ratio = fullWidth / z.w;
 		var parents = 0;
 		var i;

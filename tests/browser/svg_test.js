@@ -184,7 +184,16 @@ function frameLocator(page, i) {
 }
 async function text(page, id) { return page.textContent("#" + id); }
 async function cls(page, id) { return (await page.getAttribute("#" + id, "class")) || ""; }
-function params(page) { return new URL(page.url()).searchParams; }
+// The page's URL once the script has written its state there: it does so
+// after the next frame is painted (a frame, then a task; or 100 ms).
+async function href(page) {
+	return page.evaluate(() => new Promise(r => {
+		const done = () => r(location.href);
+		const t = setTimeout(done, 150);
+		requestAnimationFrame(() => setTimeout(() => { clearTimeout(t); setTimeout(done, 0); }, 0));
+	}));
+}
+async function params(page) { return new URL(await href(page)).searchParams; }
 async function svgWidth(page) {
 	return page.evaluate(() => parseFloat(document.documentElement.getAttribute("width")));
 }
@@ -338,9 +347,9 @@ async function checkZoom(tag, page, orig, i, inverted, expectVisible) {
 		onCanvas === (ZOOM === "canvas"), "canvas: " + onCanvas);
 	await checkCanvasPixels(tag, page);
 	check(tag + ": Reset Zoom appears", !/hide/.test(await cls(page, "unzoom")), await cls(page, "unzoom"));
-	const p = params(page);
+	const p = await params(page);
 	check(tag + ": zoom is kept in the URL (x, y)", p.get("x") === z.x.toFixed(1) && Number(p.get("y")) === z.y,
-		page.url());
+		p.toString());
 	return now;
 }
 
@@ -353,7 +362,8 @@ async function checkReset(tag, page, orig) {
 	check(tag + ": Reset Zoom restores every frame", diff.length === 0,
 		diff.length + " differ, e.g. " + JSON.stringify(diff.slice(0, 2)));
 	check(tag + ": Reset Zoom hides itself", /hide/.test(await cls(page, "unzoom")), await cls(page, "unzoom"));
-	check(tag + ": Reset Zoom clears x, y from the URL", !params(page).has("x") && !params(page).has("y"), page.url());
+	const p = await params(page);
+	check(tag + ": Reset Zoom clears x, y from the URL", !p.has("x") && !p.has("y"), p.toString());
 }
 
 // Search through the prompt (opened by how()) and compare with the data.
@@ -373,7 +383,8 @@ async function checkSearch(tag, page, lines, term, icase, how) {
 	const wrong = fr.filter(f => (f.fill === SEARCH) !== re.test(nameOf(f.title)));
 	check(tag + ": exactly the matching frames are highlighted", wrong.length === 0,
 		wrong.length + " wrong, e.g. " + JSON.stringify(wrong.slice(0, 3).map(f => [f.title, f.fill])));
-	check(tag + ": search term is kept in the URL", params(page).get("s") === term, page.url());
+	const p = await params(page);
+	check(tag + ": search term is kept in the URL", p.get("s") === term, p.toString());
 	check(tag + ": the Search button turns into Reset Search",
 		(await text(page, "search")) === "Reset Search" && /show/.test(await cls(page, "search")),
 		await text(page, "search"));
@@ -389,8 +400,9 @@ async function checkSearchReset(tag, page, orig, how) {
 	check(tag + ": pressing Search again resets the highlight", diff.length === 0 &&
 		page.log.dialogs.length === before && (await text(page, "search")) === "Search",
 		diff.length + " fills differ, dialogs " + (page.log.dialogs.length - before));
+	const p = await params(page);
 	check(tag + ": reset search clears the matched text and the URL",
-		(await text(page, "matched")).trim() === "" && !params(page).has("s"), page.url());
+		(await text(page, "matched")).trim() === "" && !p.has("s"), p.toString());
 }
 
 function checkClean(tag, page) {
@@ -447,7 +459,7 @@ async function testBasic() {
 
 	// Zoom and search together, then reload from the URL.
 	await frameLocator(page, frameIndex(orig, "compute")).click();
-	const zoomed = await frames(page), url = page.url();
+	const zoomed = await frames(page), url = await href(page);
 	const p2 = await open(tag, url);
 	const again = await frames(p2);
 	check(tag + ": URL parameters restore zoom and search in a new page",

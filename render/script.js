@@ -53,6 +53,7 @@ var offwake_fg = (function () {
 
 	var fontsize = Number(cfg.fontsize) || 12;
 	var SVGNS = "http://www.w3.org/2000/svg";
+	var XHTMLNS = "http://www.w3.org/1999/xhtml";
 
 	var frames = [];	// one record per frame, with its original geometry
 	var byGroup = new Map();	// frame group element -> record
@@ -187,17 +188,19 @@ var offwake_fg = (function () {
 		// the same, but a click on a button is found before the browser
 		// has tested every frame (hit testing goes from the last
 		// element drawn back: 6 ms a click at 45k frames).
-		var at = framesEl;
-		if (framesEl.parentNode === svg) {
-			for (var c = svg.firstElementChild; c && c !== framesEl; c = c.nextElementSibling) {
-				if (c.localName === "rect") {
-					at = c.nextElementSibling;
-					break;
-				}
-			}
-		}
+		var at = framesEl, bg = backgroundRect();
+		if (framesEl.parentNode === svg && bg &&
+		    (bg.compareDocumentPosition(framesEl) & Node.DOCUMENT_POSITION_FOLLOWING))
+			at = bg.nextElementSibling;
 		framesEl.parentNode.insertBefore(view, at);
 		view.appendChild(framesEl);
+	}
+
+	// The background: the root's first <rect> (spec §11).
+	function backgroundRect() {
+		for (var el = document.documentElement.firstElementChild; el; el = el.nextElementSibling)
+			if (el.localName === "rect") return el;
+		return null;
 	}
 
 	// The view shows the user-space span [x, x + w] across the drawing
@@ -296,12 +299,13 @@ var offwake_fg = (function () {
 		canvasView();
 	}
 
-	// The first index in a row's frames whose x is >= x.
-	function lowerBound(fr, x) {
+	// The first index in a row (of records with x, sorted by x) whose x
+	// is >= x, or with orEqual, > x.
+	function lowerBound(fr, x, orEqual) {
 		var lo = 0, hi = fr.length;
 		while (lo < hi) {
 			var mid = (lo + hi) >> 1;
-			if (fr[mid].x < x) lo = mid + 1;
+			if (fr[mid].x < x || (orEqual && fr[mid].x === x)) lo = mid + 1;
 			else hi = mid;
 		}
 		return lo;
@@ -482,7 +486,7 @@ var offwake_fg = (function () {
 				edge(fr[k]);
 				edge(fr[k + 1]);
 			} else {
-				k = lowerBound(fr, zx + EPS + 1e-9) - 1;
+				k = lowerBound(fr, zx + EPS, true) - 1;	// the last at or before
 				while (k >= 0 && !isAncestor(fr[k], z) && fr[k].x + fr[k].w >= zx) k--;
 				if (k >= 0 && isAncestor(fr[k], z)) ancestor(fr[k]);
 				else k = lowerBound(fr, zx);
@@ -598,7 +602,6 @@ var offwake_fg = (function () {
 		cv = false;
 		if (cfg.canvas === false) return cv;	// asked for the zoom in the SVG
 		var svg = document.documentElement;
-		var XH = "http://www.w3.org/1999/xhtml";
 		if (!framesEl || !rows.length || svg.namespaceURI !== SVGNS) return cv;
 		var top = Infinity, bottom = -Infinity, i;
 		for (i = 0; i < frames.length; i++) {
@@ -608,7 +611,7 @@ var offwake_fg = (function () {
 		if (!(bottom > top) || !(fullWidth > 0)) return cv;
 		try {
 			var fo = document.createElementNS(SVGNS, "foreignObject");
-			var canvas = document.createElementNS(XH, "canvas");
+			var canvas = document.createElementNS(XHTMLNS, "canvas");
 			var ctx = canvas.getContext && canvas.getContext("2d");
 			if (!ctx || !ctx.fillText) return cv;
 			fo.setAttribute("x", String(xpad));
@@ -621,7 +624,7 @@ var offwake_fg = (function () {
 			fo.appendChild(canvas);
 			svg.appendChild(fo);	// last: drawn over the frames, hit first
 			cv = { fo: fo, canvas: canvas, ctx: ctx, top: top, h: bottom - top,
-				hover: null, title: "" };
+				hover: null };
 			styleFromGraph(cv);
 			canvas.addEventListener("mousemove", onCanvasMove, false);
 			canvas.addEventListener("mouseleave", onCanvasLeave, false);
@@ -635,11 +638,8 @@ var offwake_fg = (function () {
 	// (stops and extent of #background on the background rect), and
 	// the labels' font and colour.
 	function styleFromGraph(c) {
-		var svg = document.documentElement;
 		c.bg = { stops: [], y: 0, h: fullHeight, solid: null };
-		var bgRect = null;
-		for (var el = svg.firstElementChild; el; el = el.nextElementSibling)
-			if (el.localName === "rect") { bgRect = el; break; }
+		var bgRect = backgroundRect();
 		var grad = byId("background");
 		if (bgRect) {
 			c.bg.y = parseFloat(bgRect.getAttribute("y")) || 0;
@@ -720,12 +720,17 @@ var offwake_fg = (function () {
 		}
 	}
 
+	// A canvas's pixels for w x h user units at the device pixel ratio.
+	function sizeCanvas(canvas, w, h, dpr) {
+		var pw = Math.max(1, Math.round(w * dpr)), ph = Math.max(1, Math.round(h * dpr));
+		if (canvas.width !== pw) canvas.width = pw;
+		if (canvas.height !== ph) canvas.height = ph;
+	}
+
 	function drawCanvas() {
 		var c = cv, ctx = c.ctx;
 		var dpr = window.devicePixelRatio || 1;
-		var pw = Math.max(1, Math.round(fullWidth * dpr)), ph = Math.max(1, Math.round(c.h * dpr));
-		if (c.canvas.width !== pw) c.canvas.width = pw;
-		if (c.canvas.height !== ph) c.canvas.height = ph;
+		sizeCanvas(c.canvas, fullWidth, c.h, dpr);
 		ctx.setTransform(dpr, 0, 0, dpr, -xpad * dpr, -c.top * dpr);
 		ctx.globalAlpha = 1;
 		ctx.clearRect(xpad, c.top, fullWidth, c.h);
@@ -758,14 +763,12 @@ var offwake_fg = (function () {
 	// on at 50%.
 	function drawParent(ctx, d, dpr) {
 		var c = cv;
-		if (!c.scratch) c.scratch = document.createElementNS("http://www.w3.org/1999/xhtml", "canvas");
+		if (!c.scratch) c.scratch = document.createElementNS(XHTMLNS, "canvas");
 		var sc = c.scratch, sx = sc.getContext("2d");
-		var y0 = d.f.y - 1, h = d.f.h + 2;
-		var pw = Math.max(1, Math.round(fullWidth * dpr)), ph = Math.max(1, Math.round(h * dpr));
-		if (sc.width !== pw) sc.width = pw;
-		if (sc.height !== ph) sc.height = ph;
+		var y0 = d.f.y - 1;
+		sizeCanvas(sc, fullWidth, d.f.h + 2, dpr);
 		sx.setTransform(1, 0, 0, 1, 0, 0);
-		sx.clearRect(0, 0, pw, ph);
+		sx.clearRect(0, 0, sc.width, sc.height);
 		sx.setTransform(dpr, 0, 0, dpr, -xpad * dpr, -y0 * dpr);
 		sx.font = c.font;
 		sx.textBaseline = "alphabetic";
@@ -786,13 +789,7 @@ var offwake_fg = (function () {
 		for (var i = 0; i < drawn.length; i++) {
 			var r = drawn[i];
 			if (y < r.y || y >= r.y + r.h) continue;
-			var lo = 0, hi = r.fr.length;	// the last one starting at or before x
-			while (lo < hi) {
-				var mid = (lo + hi) >> 1;
-				if (r.fr[mid].x <= x) lo = mid + 1;
-				else hi = mid;
-			}
-			var d = r.fr[lo - 1];
+			var d = r.fr[lowerBound(r.fr, x, true) - 1];	// the last at or before x
 			return d && x < d.x + d.w ? d.f : null;
 		}
 		return null;
@@ -802,12 +799,8 @@ var offwake_fg = (function () {
 		var c = cv;
 		if (c.hover === f) return;
 		c.hover = f;
-		var tip = f ? f.tooltip : "";
-		if (c.title !== tip) {
-			c.title = tip;
-			if (tip) c.canvas.setAttribute("title", tip);
-			else c.canvas.removeAttribute("title");
-		}
+		if (f) c.canvas.setAttribute("title", f.tooltip);
+		else c.canvas.removeAttribute("title");
 		c.canvas.style.cursor = f ? "pointer" : "";
 		setText(details, f ? nametype + " " + f.tooltip : " ");
 		drawCanvas();
@@ -860,10 +853,8 @@ var offwake_fg = (function () {
 			zoomedTo = null;
 			drawn = [];
 			cv.fo.setAttribute("display", "none");
-			if (cv.title) {
-				cv.title = "";
-				cv.canvas.removeAttribute("title");
-			}
+			cv.hover = null;
+			cv.canvas.removeAttribute("title");
 		}
 		unzoomDom();
 	}

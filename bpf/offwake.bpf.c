@@ -38,8 +38,12 @@
  * indexed by the hash's low bits, each slot holding a whole hash), the
  * frames go to user space through the ring buffer, which keeps every
  * stack for the whole capture, and only then is the hash stored in the
- * slot.  So a key always refers to a stack user space received (or to an
- * errno when it could not be sent), equal stacks are sent once, and a
+ * slot.  When the ring buffer is full (user space behind), the stack is
+ * kept in stack_backlog instead, which user space empties at its pace;
+ * only when that is full too is it lost (counted, and its key refers to
+ * ENOSPC, shown as a frame that says so).  So a key always refers to a
+ * stack user space received or will fetch (or to an errno when it could
+ * not be kept), equal stacks are sent once, and a
  * slot taken over by another hash only means a stack is sent again.
  * Unlike a stack-trace map, nothing collides or fills up.  (Slots are
  * written with single 8-byte stores, so CPUs racing on one leave one of
@@ -266,10 +270,43 @@ struct {
 	__type(value, __u64);
 } unwind_stats SEC(".maps");
 
+/* Records for user space; sized by user space (--ring-buffer-size). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 * 1024 * 1024);
 } events SEC(".maps");
+
+/*
+ * What the ring buffer had no room for, kept until user space fetches it
+ * (a reader behind: a slow machine, a niced or sanitised profiler, a
+ * burst of new stacks): stacks by their reference, process events by
+ * themselves (equal ones are one).  Allocated as used; the bound is set
+ * by user space (--backlog): only past it is anything lost.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct ow_stack);
+} stack_backlog SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct ow_event);
+	__type(value, __u8);
+} event_backlog SEC(".maps");
+
+/* Blocked time of blocks the counts map had no room for (ns, per CPU):
+ * shown under a frame that says so, not dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost_ns SEC(".maps");
 
 /* Add one to entry idx of a per-CPU counter array. */
 static __always_inline void count(void *map, __u32 idx)
@@ -285,7 +322,15 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	struct ow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
-		count(&losses, OW_LOSS_EVENTS);
+		struct ow_event k = { .type = type, .tgid = tgid, .ptgid = ptgid };
+		__u8 one = 1;
+		long err = bpf_map_update_elem(&event_backlog, &k, &one,
+					       BPF_NOEXIST);
+
+		if (!err)
+			count(&losses, OW_LOSS_EVENTS_KEPT);
+		else if (err != -EEXIST)
+			count(&losses, OW_LOSS_EVENTS);
 		return;
 	}
 	e->type = type;
@@ -677,8 +722,16 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	nr &= 0x7f;
 	if (bpf_ringbuf_output(&events, st, sizeof(*st) - sizeof(st->ips) +
 			       nr * sizeof(__u64), 0)) {
-		count(&losses, OW_LOSS_STACK_LOST);
-		return ENOSPC;
+		/* no room: kept until user space fetches it (another CPU
+		 * may have kept the same stack a moment ago: one copy) */
+		long err = bpf_map_update_elem(&stack_backlog, &h, st,
+					       BPF_NOEXIST);
+
+		if (err && err != -EEXIST) {
+			count(&losses, OW_LOSS_STACK_LOST);
+			return ENOSPC;
+		}
+		count(&losses, OW_LOSS_STACK_KEPT);
 	}
 	*sent = h;
 	return h;
@@ -776,7 +829,12 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
 		if (v)
 			__sync_fetch_and_add(v, delta);
 	} else if (err) {
+		__u32 zero = 0;
+
 		count(&losses, OW_LOSS_COUNTS_FULL);
+		v = bpf_map_lookup_elem(&lost_ns, &zero);
+		if (v)
+			*v += delta;
 	}
 }
 

@@ -71,14 +71,20 @@ struct ow_key {
 enum ow_loss {
 	OW_LOSS_STACK_FAULT,		/* -EFAULT: stack not readable */
 	OW_LOSS_STACK_OTHER,		/* any other bpf_get_stack() error */
-	OW_LOSS_STACK_LOST,		/* ring buffer full: stack not sent */
+	OW_LOSS_STACK_LOST,		/* ring buffer and stack backlog full:
+					 * stack not sent */
 	OW_LOSS_START,			/* no per-task storage (switch or wakeup) */
 	OW_LOSS_WAKER,			/* blocked task came back with no waker */
 	OW_LOSS_COUNTS_FULL,		/* aggregation map full */
-	OW_LOSS_EVENTS,			/* ring buffer full: process event lost */
+	OW_LOSS_EVENTS,			/* ring buffer and event backlog full:
+					 * process event lost */
 	OW_LOSS_HIDDEN_SWITCH,		/* a switch the kernel did not report */
 	OW_LOSS_END_AT_WAKEUP,		/* block end hidden: counted to wakeup */
 	OW_LOSS_END_HIDDEN,		/* block end and wakeup hidden */
+	/* not losses: what the ring buffer had no room for, kept in the
+	 * backlog maps until user space fetched it */
+	OW_LOSS_STACK_KEPT,
+	OW_LOSS_EVENTS_KEPT,
 	OW_LOSS_NR,
 };
 

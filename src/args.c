@@ -23,7 +23,8 @@
 #define USAGE_LINE \
 	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \
 	"                   [-U | -K] [-d] [-f | --text | --format FMT]\n" \
-	"                   [--stack-storage-size N]\n" \
+	"                   [--stack-storage-size N] [--ring-buffer-size MB]\n" \
+	"                   [--backlog N]\n" \
 	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
 	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
 	"                   [--chain-depth N] [--chain-max-age US]\n" \
@@ -76,6 +77,14 @@ static const char help_text[] =
 	"  --stack-storage-size N  the number of unique stack traces the kernel\n"
 	"                        side remembers having sent (default 131072);\n"
 	"                        more are sent again, nothing is lost\n"
+	"  --ring-buffer-size MB  the buffer that brings stacks and process\n"
+	"                        events to user space (default: 4 per CPU, 8 to\n"
+	"                        256; rounded up to a power of 2)\n"
+	"  --backlog N           stacks the kernel side keeps when the ring\n"
+	"                        buffer is full, until read (default: by the\n"
+	"                        machine's memory, 1/128 of it, 16384 to\n"
+	"                        1048576; about 1 KB each, taken as used): a\n"
+	"                        slow reader loses nothing until it is full\n"
 	"  -m, --min-block-time US  only blocks of at least US microseconds\n"
 	"                        (default 1)\n"
 	"  -M, --max-block-time US  only blocks of at most US microseconds\n"
@@ -208,6 +217,7 @@ enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
 	O_QUIET, O_FOLLOW, O_GROUP, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
+	O_RINGBUF, O_BACKLOG,
 };
 
 static const struct opt opts[] = {
@@ -235,6 +245,8 @@ static const struct opt opts[] = {
 	{ 0, "chain-depth", true, O_CHAIN },
 	{ 0, "chain-max-age", true, O_CHAIN_AGE },
 	{ 0, "format", true, O_FORMAT },
+	{ 0, "ring-buffer-size", true, O_RINGBUF },
+	{ 0, "backlog", true, O_BACKLOG },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -389,6 +401,13 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		break;
 	case O_UNWIND_MB:
 		r = int_arg(name, val, 65536, true, &o->unwind_mb);
+		break;
+	case O_RINGBUF:
+		r = int_arg(name, val, 4096, true, &o->ringbuf_mb);
+		break;
+	case O_BACKLOG:
+		r = int_arg(name, val, 1 << 24, true, &v);
+		o->stack_backlog = v;
 		break;
 	case O_CHAIN:
 		r = int_arg(name, val, UINT32_MAX, true, &v);

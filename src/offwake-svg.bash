@@ -15,7 +15,7 @@ _offwake_svg()
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
-		--follow --group --unwind --unwind-memory"
+		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))

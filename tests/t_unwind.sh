@@ -231,7 +231,7 @@ case_() {
 	# VM); the reader's time in read() must be the right share of it
 	# (RATIO_LO..RATIO_HI percent), and nothing may be lost.
 	ref=$(awk -v w="$wc" '{ split($0, a, ";") } a[1] == w { s += $NF } END { print s + 0 }' "$pf")
-	lost=$(grep -E 'warning: .*(stacks (not taken|lost|never)|dropped|events lost)' "$pf.err" | head -c 300)
+	lost=$(grep -E 'warning: .*(stacks (not taken|lost|never)|dropped|events lost|counts map was full)' "$pf.err" | head -c 300)
 	if [ "$ref" -ge $((SECS * 800000)) ] && [ $((tot * 100)) -ge $((ref * lo)) ] &&
 	   [ $((tot * 100)) -le $((ref * hi)) ] && [ -z "$lost" ]; then
 		pass "unwind_${n}_blocked_time ($tot us in read(), $(pct "$tot" "$ref")% of the writer's $ref us; --unwind=$pos)"

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,10 +83,26 @@
  * (memstats.c: make soak).
  */
 #define MEMSTATS_S	5
+/*
+ * OFFWAKE_SLOW_READER=F (a test setting, F >= 2): while tracing, the
+ * reader sleeps F - 1 times as long as it worked on each record and key,
+ * so that it is F times slower than it is here (a slower machine, a niced
+ * profiler, a sanitised build) and tests can show that a reader behind
+ * loses nothing.  (Once tracing ends nothing more can be lost: what is
+ * left is read at full speed, so that tests end soon.)
+ */
 #define BATCH		4096
+#define RINGBUF_MB_CPU	4		/* --ring-buffer-size default, per CPU */
+#define RINGBUF_MB_MIN	8
+#define RINGBUF_MB_MAX	256
+#define BACKLOG_MIN	16384		/* --backlog default's bounds */
+#define BACKLOG_MAX	1048576
+#define BACKLOG_RAM	128		/* 1/128 of the memory */
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
 static volatile sig_atomic_t stop;
+static double slow_factor;	/* OFFWAKE_SLOW_READER; <= 1: off */
+static double slow_debt;	/* seconds of sleep owed */
 
 /*
  * The end of a capture with a DURATION, exact: a thread sleeps until then
@@ -196,9 +213,34 @@ static uint32_t rows_cap(const struct capture_opts *o)
 	return n > UINT32_MAX ? UINT32_MAX : n;
 }
 
+void capture_buffer_sizes(const struct capture_opts *o, uint64_t *rb_bytes,
+			  uint32_t *backlog)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t mb = o->ringbuf_mb, rb = 1, n = o->stack_backlog;
+	struct sysinfo si;
+
+	if (!mb) {
+		mb = (uint64_t)(ncpu > 0 ? ncpu : 1) * RINGBUF_MB_CPU;
+		mb = mb < RINGBUF_MB_MIN ? RINGBUF_MB_MIN :
+		     mb > RINGBUF_MB_MAX ? RINGBUF_MB_MAX : mb;
+	}
+	while (rb < (mb << 20))		/* the kernel wants a power of 2 */
+		rb *= 2;
+	*rb_bytes = rb;
+	if (!n) {
+		n = sysinfo(&si) ? 0 : (uint64_t)si.totalram * si.mem_unit /
+			BACKLOG_RAM / sizeof(struct ow_stack);
+		n = n < BACKLOG_MIN ? BACKLOG_MIN : n > BACKLOG_MAX ? BACKLOG_MAX : n;
+	}
+	*backlog = n;
+}
+
 static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		      bool raw)
 {
+	uint64_t rb_bytes;
+	uint32_t backlog;
 	static const int modes[] = {
 		[OW_THREADS_ALL] = 0, [OW_THREADS_TGID] = 1,
 		[OW_THREADS_TID] = 2, [OW_THREADS_USER] = 3,
@@ -227,6 +269,12 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 		bpf_map__set_map_flags(s->maps.rows, BPF_F_MMAPABLE);
 	}
 	bpf_map__set_max_entries(s->maps.seen, slots);
+	/* a reader behind: what the ring buffer cannot take waits in the
+	 * backlogs (events: one per process at most, as a rule) */
+	capture_buffer_sizes(o, &rb_bytes, &backlog);
+	bpf_map__set_max_entries(s->maps.events, rb_bytes);
+	bpf_map__set_max_entries(s->maps.stack_backlog, backlog);
+	bpf_map__set_max_entries(s->maps.event_backlog, 65536);
 	/* --chain-depth: the keys grow by a level each (offwake.h) */
 	s->rodata->chain_depth = o->chain_depth;
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
@@ -281,18 +329,47 @@ static const char *load_hint(int err)
 	return "set OFFWAKE_DEBUG=1 to see the verifier's log";
 }
 
+/*
+ * OFFWAKE_SLOW_READER: sleep (factor - 1) times the work done since t0,
+ * in slices of 2 ms or more (a sleep per record would cost more than the
+ * record).
+ */
+static void slow_down(double t0)
+{
+	struct timespec ts;
+
+	if (slow_factor <= 1)
+		return;
+	slow_debt += (now_s() - t0) * (slow_factor - 1);
+	if (slow_debt < 0.002)
+		return;
+	ts.tv_sec = (time_t)slow_debt;
+	ts.tv_nsec = (long)((slow_debt - (double)ts.tv_sec) * 1e9);
+	slow_debt = 0;
+	nanosleep(&ts, NULL);
+}
+
+static void handle_process_event(struct capture *c, const struct ow_event *e);
+
+/* A record of the ring buffer: a stack, or a process event. */
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct capture *c = ctx;
 	const struct ow_event *e = data;
+	double t0 = slow_factor > 1 ? now_s() : 0;
 
 	if (len >= sizeof(e->type) && e->type == OW_EV_STACK) {
 		if (stacks_add(&c->stacks, data, len) < 0)
 			c->drain_errors++;
-		return 0;
+	} else if (len >= sizeof(*e)) {
+		handle_process_event(c, e);
 	}
-	if (len < sizeof(*e))
-		return 0;
+	slow_down(t0);
+	return 0;
+}
+
+static void handle_process_event(struct capture *c, const struct ow_event *e)
+{
 	switch (e->type) {
 	case OW_EV_SEEN:
 		procmaps_learn(c->pm, e->tgid);
@@ -318,6 +395,93 @@ static int handle_event(void *ctx, void *data, size_t len)
 		}
 		break;
 	}
+}
+
+/* Sum each of the first nkeys entries of a per-CPU array over the CPUs. */
+static void read_percpu(struct bpf_map *map, uint64_t *sums, __u32 nkeys)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v;
+
+	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return;
+	for (__u32 k = 0; k < nkeys; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(map), &k, v))
+			continue;
+		sums[k] = 0;
+		for (int i = 0; i < ncpu; i++)
+			sums[k] += v[i];
+	}
+	free(v);
+}
+
+/*
+ * Take every entry out of a backlog map (keys of ksize bytes, values of
+ * vsize), handing each to got(); how many, or -1 (message printed).
+ */
+static long empty_backlog(struct capture *c, struct bpf_map *map,
+			  size_t ksize, size_t vsize,
+			  void (*got)(struct capture *, void *, void *))
+{
+	enum { N = 256 };
+	static char keys[N * sizeof(struct ow_event)];
+	static char vals[N * sizeof(struct ow_stack)];
+	int fd = bpf_map__fd(map), err;
+	__u32 token, count;
+	bool first = true;
+	long total = 0;
+
+	do {
+		count = N;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token,
+						      &token, keys, vals,
+						      &count, NULL);
+		if (err && errno != ENOENT) {
+			ow_err("reading %s: %s", bpf_map__name(map),
+			       strerror(errno));
+			return -1;
+		}
+		first = false;
+		for (__u32 i = 0; i < count; i++)
+			got(c, keys + i * ksize, vals + i * vsize);
+		total += count;
+	} while (!err);
+	return total;
+}
+
+static void got_stack(struct capture *c, void *key, void *val)
+{
+	const struct ow_stack *st = val;
+	size_t nr = st->nr > OW_MAX_STACK_DEPTH ? OW_MAX_STACK_DEPTH : st->nr;
+
+	handle_event(c, val, sizeof(*st) - sizeof(st->ips) + nr * sizeof(__u64));
+}
+
+static void got_event(struct capture *c, void *key, void *val)
+{
+	handle_event(c, key, sizeof(struct ow_event));
+}
+
+/*
+ * What the kernel side kept in its backlogs while the ring buffer was
+ * full (it counts each): fetched when it kept anything since the last
+ * look.  Events first: a stack's process is then known.  0 or -1.
+ */
+static int fetch_backlog(struct capture *c)
+{
+	uint64_t l[OW_LOSS_NR] = { 0 }, kept;
+
+	read_percpu(c->skel->maps.losses, l, OW_LOSS_NR);
+	kept = l[OW_LOSS_STACK_KEPT] + l[OW_LOSS_EVENTS_KEPT];
+	if (kept == c->kept)
+		return 0;
+	c->kept = kept;
+	ring_buffer__consume(c->rb);
+	if (empty_backlog(c, c->skel->maps.event_backlog,
+			  sizeof(struct ow_event), 1, got_event) < 0 ||
+	    empty_backlog(c, c->skel->maps.stack_backlog, sizeof(__u64),
+			  sizeof(struct ow_stack), got_stack) < 0)
+		return -1;
 	return 0;
 }
 
@@ -402,6 +566,7 @@ static void take(struct capture *c, const struct ow_key *key, uint64_t ns,
 		 bool final)
 {
 	struct agg_entry e = { .key = *key }, *m;
+	double t0 = slow_factor > 1 ? now_s() : 0;
 	struct ow_key k;
 
 	if (fold_resolve(&c->fo, &e, final)) {
@@ -416,8 +581,23 @@ static void take(struct capture *c, const struct ow_key *key, uint64_t ns,
 	}
 	if (!m)
 		c->drain_errors++;
+	slow_down(t0);
 	if (!(++c->resolves % KEEP_UP))
 		ring_buffer__consume(c->rb);
+}
+
+/*
+ * The blocked time of blocks the counts maps had no room for stays in the
+ * output, under a bottom frame that says so (no stacks, no waker).
+ */
+static void take_lost(struct capture *c)
+{
+	struct ow_key k = { .target = OW_LOST_BLOCKS };
+	uint64_t ns = 0;
+
+	read_percpu(c->skel->maps.lost_ns, &ns, 1);
+	if (ns)
+		take(c, &k, ns, true);
 }
 
 /* Take the pending keys again (final: stacks still missing are shown so). */
@@ -482,6 +662,8 @@ static int drain_tick(struct capture *c)
 	long n;
 
 	ring_buffer__consume(c->rb);
+	if (fetch_backlog(c))
+		return -1;
 	retry_pending(c, false);
 	n = drain_map(c, map);
 	if (n < 0)
@@ -503,24 +685,6 @@ static int fill_threads(struct capture *c, const struct capture_opts *o)
 			return -1;
 		}
 	return 0;
-}
-
-/* Sum each of the first nkeys entries of a per-CPU array over the CPUs. */
-static void read_percpu(struct bpf_map *map, uint64_t *sums, __u32 nkeys)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *v;
-
-	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
-		return;
-	for (__u32 k = 0; k < nkeys; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(map), &k, v))
-			continue;
-		sums[k] = 0;
-		for (int i = 0; i < ncpu; i++)
-			sums[k] += v[i];
-	}
-	free(v);
 }
 
 static void show_status(struct capture *c, const struct capture_opts *o,
@@ -703,6 +867,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	 * attached, kernel symbols read) and ends at the disarming below */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	start = now_s();
+	slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
 	timed = o->duration && !ender_start(&ender, c->skel, start, o->duration);
 	if (o->cmd_go >= 0) {	/* tracing: CMD may exec now */
 		if (write(o->cmd_go, "x", 1) != 1)
@@ -758,6 +923,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	if (timed)
 		ended = ender_stop(&ender);
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
+	slow_factor = 0;
 	c->seconds = (ended ? ended : now_s()) - start;	/* what was traced */
 	c->user_threads = o->threads == OW_THREADS_ALL ||
 			  o->threads == OW_THREADS_USER;
@@ -765,10 +931,14 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	offwake_bpf__detach(c->skel);
 	ring_buffer__consume(c->rb);
 	if (!err)
+		err = fetch_backlog(c);
+	if (!err)
 		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts1) < 0;
 	retry_pending(c, true);
+	if (!err)
+		take_lost(c);
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
@@ -805,11 +975,11 @@ void capture_report_losses(const struct capture *c)
 	static const char *const what[OW_LOSS_NR] = {
 		[OW_LOSS_STACK_FAULT] = "stacks not readable (-EFAULT): usually a task without a user stack (exiting, or kernel-only)",
 		[OW_LOSS_STACK_OTHER] = "stacks not taken for other reasons",
-		[OW_LOSS_STACK_LOST] = "stacks lost: ring buffer full (please report)",
+		[OW_LOSS_STACK_LOST] = "stacks lost: the ring buffer and the stack backlog were both full (user space fell behind); their blocked time is shown under [Lost ... Stack: backlog full] frames; raise --backlog (or --ring-buffer-size)",
 		[OW_LOSS_START] = "events missed: no task storage (kernel memory, or busy on that CPU)",
 		[OW_LOSS_WAKER] = "blocks without their waker (the wakeup was not seen)",
-		[OW_LOSS_COUNTS_FULL] = "blocks dropped: counts map full between drains (a capture with very many distinct stacks; please report)",
-		[OW_LOSS_EVENTS] = "process events lost: ring buffer full (some exited processes may show [unknown] frames)",
+		[OW_LOSS_COUNTS_FULL] = "blocks without their stacks: the counts map was full between two drains (over 262144 distinct keys in one period); their blocked time is shown as " OW_LOST_BLOCKS "; -m US or a lower --chain-depth makes fewer keys",
+		[OW_LOSS_EVENTS] = "process events lost: the ring buffer and the event backlog were both full (some exited processes may show [unknown] frames); raise --ring-buffer-size",
 		[OW_LOSS_HIDDEN_SWITCH] = "context switches the kernel did not report: it hides some tasks from tracing, and no event is seen on a CPU while one runs",
 		[OW_LOSS_END_AT_WAKEUP] = "blocks whose return to CPU the kernel did not report: counted up to their wakeup",
 		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
@@ -822,12 +992,16 @@ void capture_report_losses(const struct capture *c)
 		      c->losses[OW_LOSS_END_HIDDEN];
 
 	for (int i = 0; i < OW_LOSS_NR; i++)
-		if (c->losses[i] && (i != OW_LOSS_HIDDEN_SWITCH || hidden))
+		if (c->losses[i] && what[i] && (i != OW_LOSS_HIDDEN_SWITCH || hidden))
 			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
 				(unsigned long long)c->losses[i], what[i]);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH] && hidden)
 		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); a wakeup made while such a task ran (by it, or by an interrupt) has no waker\n",
 			c->hidden_pid, c->hidden_comm);
+	if (c->losses[OW_LOSS_STACK_KEPT] || c->losses[OW_LOSS_EVENTS_KEPT])
+		fprintf(stderr, OW_PROG ": note: user space fell behind: %llu stacks and %llu process events waited in the kernel's backlogs until read\n",
+			(unsigned long long)c->losses[OW_LOSS_STACK_KEPT],
+			(unsigned long long)c->losses[OW_LOSS_EVENTS_KEPT]);
 	if (c->drain_errors)
 		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
 			(unsigned long long)c->drain_errors);

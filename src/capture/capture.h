@@ -15,6 +15,9 @@
 #include "symbols/procmaps.h"
 #include "stackstore.h"
 
+/* The bottom frame of blocked time the counts maps had no room for. */
+#define OW_LOST_BLOCKS	"[lost blocks]"
+
 struct offwake_bpf;
 struct ring_buffer;
 struct progress;
@@ -33,6 +36,9 @@ struct capture {
 	size_t resolves;		/* keys symbolised, to read the ring
 					 * buffer every so often */
 	uint64_t losses[OW_LOSS_NR];
+	uint64_t kept;			/* stacks and events the kernel side
+					 * kept in its backlogs, at the last
+					 * look (see fetch_backlog) */
 	uint32_t hidden_pid;		/* a task the kernel hides (see
 					 * OW_LOSS_HIDDEN_SWITCH) */
 	char hidden_comm[OW_COMM_LEN];	/* its name, when still alive */
@@ -61,6 +67,10 @@ struct capture {
 int capture_run(struct capture *c, const struct capture_opts *o,
 		struct progress *pg);
 void capture_close(struct capture *c);
+/* The ring buffer's bytes and the stack backlog's entries for o (its
+ * options, else sized by the CPUs and the memory). */
+void capture_buffer_sizes(const struct capture_opts *o, uint64_t *rb_bytes,
+			  uint32_t *backlog);
 
 /* Print the loss counters and their fixes on stderr. */
 void capture_report_losses(const struct capture *c);

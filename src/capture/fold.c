@@ -4,8 +4,9 @@
  * offwaketime names them: kernel frames by ksym ("[unknown]" when not
  * found), user frames by the process's symbols ("[unknown]"),
  * "[Missed Kernel Stack]" and "[Missed User Stack]" for stacks that could
- * not be taken or sent (-EFAULT, the usual "no such stack here", shows
- * nothing, as in offwaketime).
+ * not be taken (-EFAULT, the usual "no such stack here", shows nothing,
+ * as in offwaketime), "[Lost ... Stack: backlog full]" for stacks taken
+ * but not kept (the ring buffer and the stack backlog were both full).
  *
  * Each distinct stack is symbolised once and cached under its reference:
  * kernel stacks once as a target's and once as a waker's stack (the two
@@ -74,6 +75,13 @@ static const struct symstack missed_kernel = {
 };
 static const struct symstack missed_user = {
 	.n = 1, .f = { { "[Missed User Stack]", 19 } },
+};
+/* ENOSPC: taken, but the ring buffer and the stack backlog were full */
+static const struct symstack lost_kernel = {
+	.n = 1, .f = { { "[Lost Kernel Stack: backlog full]", 33 } },
+};
+static const struct symstack lost_user = {
+	.n = 1, .f = { { "[Lost User Stack: backlog full]", 31 } },
 };
 
 static const struct {
@@ -426,6 +434,8 @@ static const struct symstack *resolve(struct folder *f, uint64_t ref,
 
 	if (ref == OW_NO_STACK || ref == EFAULT)
 		return &fold_no_frames;
+	if (ref == ENOSPC)
+		return user ? &lost_user : &lost_kernel;
 	if (!(ref & OW_STACK_HASH))
 		return missed;		/* an errno: not taken or not sent */
 	r = stacks_get(f->st, ref);	/* (and notes the use) */

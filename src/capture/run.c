@@ -50,7 +50,8 @@ static void end_on_hangup(void)
  */
 static int check_memory(const struct capture_opts *o)
 {
-	uint64_t slots = 1, ram, need;
+	uint64_t slots = 1, ram, need, rb;
+	uint32_t backlog;
 	struct sysinfo si;
 
 	if (sysinfo(&si))
@@ -63,6 +64,15 @@ static int check_memory(const struct capture_opts *o)
 		ow_err("--stack-storage-size %u: its map would take %.1f GiB of kernel memory (%llu slots of 8 bytes), more than a quarter of this machine's %.1f GiB",
 		       o->stack_storage_size, need / 1073741824.0,
 		       (unsigned long long)slots, ram / 1073741824.0);
+		return -1;
+	}
+	capture_buffer_sizes(o, &rb, &backlog);
+	need = rb + (uint64_t)backlog * sizeof(struct ow_stack);
+	if ((o->ringbuf_mb || o->stack_backlog) && need > ram / 4) {
+		ow_err("--ring-buffer-size %llu, --backlog %u: %.1f GiB of kernel memory at most (a ring buffer of %llu MB and %u stacks of %zu bytes), more than a quarter of this machine's %.1f GiB",
+		       (unsigned long long)(rb >> 20), backlog,
+		       need / 1073741824.0, (unsigned long long)(rb >> 20),
+		       backlog, sizeof(struct ow_stack), ram / 1073741824.0);
 		return -1;
 	}
 	need = o->unwind_mb << 20;

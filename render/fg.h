@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pnum.h"	/* counts are Perl numbers, as flamegraph.pl adds them */
 
 /* Exit statuses, as flamegraph.pl uses them. */
 enum {
@@ -148,6 +147,39 @@ int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len);
 size_t fg_stacks_lines(const struct fg_stacks *s);
 size_t fg_stacks_ignored(const struct fg_stacks *s);
 
+/* ---- counts ---------------------------------------------------------- */
+
+/*
+ * A count as flamegraph.pl holds it: a Perl number, an exact integer while
+ * it fits in 64 bits, a double once it has a fraction or outgrows that (or
+ * was written with a decimal point).  Opaque: its bytes are the renderer's.
+ * Callers make, add, compare, scale and print counts with the functions
+ * below, which keep Perl's arithmetic exactly.
+ */
+struct fg_count {
+	_Alignas(16) unsigned char opaque_[48];
+};
+
+/* An exact integer count. */
+struct fg_count fg_count_of(uint64_t n);
+/* a + b, a * b, a / b, int(a), as Perl computes them. */
+struct fg_count fg_count_add(struct fg_count a, struct fg_count b);
+struct fg_count fg_count_mul(struct fg_count a, struct fg_count b);
+struct fg_count fg_count_div(struct fg_count a, struct fg_count b);
+struct fg_count fg_count_int(struct fg_count a);
+/* <0, 0, >0 as a < b, a == b, a > b; whether a is 0. */
+int fg_count_cmp(struct fg_count a, struct fg_count b);
+int fg_count_is_zero(struct fg_count a);
+/* The value as a double. */
+double fg_count_double(struct fg_count a);
+/* 1 and *v when a is an integer (not a double) within int64_t, else 0. */
+int fg_count_int64(struct fg_count a, int64_t *v);
+/* Perl's string form ("12", "12.5", "1e+20"); returns the length. */
+int fg_count_format(struct fg_count a, char *buf, size_t size);
+/* The same value as plain decimal digits, never an exponent ("1e-05" is
+ * "0.00001"), as the folded grammar reads them; -1 if size is too small. */
+int fg_count_format_plain(struct fg_count a, char *buf, size_t size);
+
 /*
  * Visit the valid lines in input order (identical lines may be handed
  * over once, their count multiplied): frames[0] is the root-most frame,
@@ -157,7 +189,7 @@ size_t fg_stacks_ignored(const struct fg_stacks *s);
  * and is returned; -1 also when out of memory.
  */
 typedef int (*fg_stack_fn)(void *ctx, const char *const *frames, const size_t *lens,
-			   size_t nframes, struct pnum count);
+			   size_t nframes, struct fg_count count);
 int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
 
 /* The library's 64-bit hash of bytes (fast, not keyed: for tables, not

@@ -87,7 +87,7 @@ struct export_unit export_unit_of(const char *countname)
 }
 
 static int folded_line(void *ctx, const char *const *frames, const size_t *lens,
-		       size_t n, struct pnum count)
+		       size_t n, struct fg_count count)
 {
 	FILE *out = ctx;
 	char num[512];
@@ -97,8 +97,8 @@ static int folded_line(void *ctx, const char *const *frames, const size_t *lens,
 		fwrite_unlocked(frames[i], 1, lens[i], out);
 		fputc_unlocked(i + 1 < n ? ';' : ' ', out);
 	}
-	if (pnum_fmt_plain(count, num, sizeof(num)) < 0)
-		pnum_fmt(count, num, sizeof(num));
+	if (fg_count_format_plain(count, num, sizeof(num)) < 0)
+		fg_count_format(count, num, sizeof(num));
 	fputs_unlocked(num, out);
 	return fputc_unlocked('\n', out) == EOF ? -1 : 0;
 }

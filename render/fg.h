@@ -192,10 +192,6 @@ typedef int (*fg_stack_fn)(void *ctx, const char *const *frames, const size_t *l
 			   size_t nframes, struct fg_count count);
 int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
 
-/* The library's 64-bit hash of bytes (fast, not keyed: for tables, not
- * for security), for callers that keep names beside a stack set. */
-uint64_t fg_hash(const void *data, size_t len);
-
 /* ---- rendering ------------------------------------------------------- */
 
 /*
@@ -207,37 +203,5 @@ uint64_t fg_hash(const void *data, size_t len);
  * memory error (errno set).  The stack set may be reordered but stays valid.
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);
-
-/* ---- writing a named file -------------------------------------------- */
-
-/*
- * An output file: a regular file (or a new name) is written to a temporary
- * file in its directory (unnamed where the file system allows) and put in
- * place when closed with keep; a device, FIFO or socket is written
- * directly; a symbolic link is written through (its target replaced).
- */
-struct fg_outfile {
-	FILE *f;		/* write here */
-	char *path;		/* the file replaced (a link's target) */
-	char *tmp;		/* the named temporary file, if any */
-	int direct;		/* written in place (device, FIFO, socket) */
-	const char *why;	/* a refusal errno does not say, or NULL */
-};
-enum {
-	FG_OUT_NOFOLLOW = 1,	/* refuse a symbolic link, and anything but a
-				 * regular file or a new name */
-	FG_OUT_WRITABLE = 2,	/* refuse to replace a file we may not write */
-};
-/* 0, or -1 with errno (message: fg_outfile_strerror) and nothing made. */
-int fg_outfile_open(struct fg_outfile *o, const char *name, int flags);
-/* Flush and put in place (keep), or remove what was written (!keep, or
- * an error); 0, or -1 with errno. */
-int fg_outfile_close(struct fg_outfile *o, int keep);
-/* Why fg_outfile_open failed: o->why, else fg_strerror(err). */
-const char *fg_outfile_strerror(const struct fg_outfile *o, int err);
-
-/* An errno value as messages give it: "out of memory" for ENOMEM (whichever
- * thread ran out), strerror() otherwise (EIO for 0). */
-const char *fg_strerror(int err);
 
 #endif

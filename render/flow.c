@@ -98,7 +98,7 @@ static int push_opening(struct state *st, const struct opening *r)
 
 static uint32_t gkey(uint32_t frame, uint32_t depth)
 {
-	return fg_h32(fg_mix(frame, depth));
+	return fg_h32(ow_hash_mix(frame, depth));
 }
 
 static int gtab_insert(struct state *st, size_t idx)

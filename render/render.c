@@ -758,11 +758,6 @@ static int clean_options(const struct fg_options *in, struct fg_options *o, stru
 	return 0;
 }
 
-const char *fg_strerror(int err)
-{
-	return err == ENOMEM ? "out of memory" : strerror(err ? err : EIO);
-}
-
 int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 {
 	struct fg_options opts, *o = &opts;

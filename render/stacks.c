@@ -190,12 +190,12 @@ uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len
 {
 	size_t slot;
 
-	return frame_find(s, name, len, fg_h32(fg_hash_bytes(name, len)), &slot);
+	return frame_find(s, name, len, fg_h32(ow_hash(name, len)), &slot);
 }
 
 uint32_t fg_frame_intern(struct fg_stacks *s, const char *name, size_t len)
 {
-	uint32_t h = fg_h32(fg_hash_bytes(name, len));
+	uint32_t h = fg_h32(ow_hash(name, len));
 	size_t i;
 	uint32_t id = frame_find(s, name, len, h, &i);
 
@@ -953,11 +953,6 @@ int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx)
 	free(f.names);
 	free(f.lens);
 	return ret;
-}
-
-uint64_t fg_hash(const void *data, size_t len)
-{
-	return fg_hash_bytes(data, len);
 }
 
 /* The width of sorted line i, when a one-count line's integer below 2^62. */

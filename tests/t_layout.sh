@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # t_layout.sh - the layering the README describes, checked on the sources:
-# render/ includes nothing of src/ or bpf/; src/ sees the renderer only
-# through render/fg.h (and the pnum.h it includes); src/'s folders depend
-# one way (capture -> symbols -> common; reports -> common; capture and
-# reports -> export -> common); and
+# base/ includes only base/; render/ includes nothing of src/ or bpf/
+# (base/ only); src/ sees the renderer only through render/fg.h; src/'s
+# folders depend one way (capture -> symbols -> common; reports -> common;
+# capture and reports -> export -> common; all may use base/); and
 # librender.a links alone (no symbol it needs comes from src/).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
@@ -13,18 +13,29 @@ cd "$TOP" || exit 1
 incs() { sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"; }
 
 bad=""
+for f in base/*.c base/*.h; do
+	for i in $(incs "$f"); do
+		[ -f "base/$i" ] || bad="$bad $f:$i"
+	done
+done
+[ -z "$bad" ] && pass "layout: base/ includes only base/" ||
+	fail "layout: base/ includes only base/" "outside includes:$bad"
+
+bad=""
 for f in render/*.c render/*.h; do
 	for i in $(incs "$f"); do
+		case $i in base/*) [ -f "$i" ] && continue ;; esac
 		[ -f "render/$i" ] || bad="$bad $f:$i"
 	done
 done
-[ -z "$bad" ] && pass "layout: render/ includes only render/" ||
-	fail "layout: render/ includes only render/" "outside includes:$bad"
+[ -z "$bad" ] && pass "layout: render/ includes only render/ and base/" ||
+	fail "layout: render/ includes only render/ and base/" "outside includes:$bad"
 
 render_hdrs=$(cd render && ls *.h)
 bad=""
 for f in src/*.[ch] src/*/*.[ch]; do
 	for i in $(incs "$f"); do
+		case $i in render/*) bad="$bad $f:$i"; continue ;; esac
 		case " $(echo $render_hdrs) " in
 		*" $i "*) [ "$i" = fg.h ] || bad="$bad $f:$i" ;;
 		esac
@@ -36,11 +47,11 @@ done
 # folder -> folders it may include from
 allowed() {
 	case $1 in
-	common) echo "common" ;;
-	symbols) echo "symbols common" ;;
-	capture) echo "capture symbols export common" ;;
-	reports) echo "reports export common" ;;
-	export) echo "export common" ;;
+	common) echo "common base" ;;
+	symbols) echo "symbols common base" ;;
+	capture) echo "capture symbols export common base" ;;
+	reports) echo "reports export common base" ;;
+	export) echo "export common base" ;;
 	*) echo "" ;;
 	esac
 }

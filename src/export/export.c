@@ -7,6 +7,7 @@
  */
 #include "export.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <string.h>
@@ -109,7 +110,7 @@ int export_folded(struct fg_stacks *s, FILE *out, const char *what)
 	if (!fg_stacks_foreach(s, folded_line, out) && !ferror(out))
 		return 0;
 	if (errno != EPIPE)
-		ow_err("%s: %s", what, fg_strerror(errno));
+		ow_err("%s: %s", what, ow_strerror(errno));
 	return -1;
 }
 

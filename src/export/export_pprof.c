@@ -29,6 +29,7 @@
 #include "profile.pb-c.h"
 #include "common/htab.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -473,7 +474,7 @@ struct pprof *pprof_new(const struct export_info *info, const char *what)
 	return p;
 fail:
 	pprof_free(p);
-	ow_err("%s: %s", what, fg_strerror(ENOMEM));
+	ow_err("%s: %s", what, ow_strerror(ENOMEM));
 	return NULL;
 }
 
@@ -482,7 +483,7 @@ int pprof_write(struct pprof *p, FILE *out)
 	if (!emit(p, out))
 		return 0;
 	if (errno != EPIPE)
-		ow_err("%s: %s", p->what, fg_strerror(errno));
+		ow_err("%s: %s", p->what, ow_strerror(errno));
 	return -1;
 }
 
@@ -498,7 +499,7 @@ int export_pprof(struct fg_stacks *s, const struct export_info *info, FILE *out,
 	if (!fg_stacks_foreach(s, add_line, p))
 		r = pprof_write(p, out);
 	else if (!p->bad && errno != EPIPE)
-		ow_err("%s: %s", what, fg_strerror(errno));
+		ow_err("%s: %s", what, ow_strerror(errno));
 	pprof_free(p);
 	return r;
 }

@@ -15,6 +15,7 @@
 #include "export.h"
 #include "frametab.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -136,7 +137,7 @@ int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE 
 		r = 0;
 out:
 	if (r && errno != EPIPE)
-		ow_err("%s: %s", what, fg_strerror(errno));
+		ow_err("%s: %s", what, ow_strerror(errno));
 	for (size_t i = 0; i < p.names.n; i++)
 		json_object_put(p.idx[i]);
 	free(p.idx);

@@ -13,6 +13,8 @@
 #include "profile_load.h"
 #include "common/htab.h"
 #include "common/util.h"
+#include "base/errmsg.h"
+#include "base/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -113,7 +115,7 @@ struct walk {
 /* The id of the stack text in t->buf, given one if new; -1: no memory. */
 static int64_t key_id(struct table *t)
 {
-	uint64_t h = fg_hash(t->buf, t->len);
+	uint64_t h = ow_hash(t->buf, t->len);
 	uintptr_t first = (uintptr_t)htab_get(&t->ids, h, 0);
 
 	for (uintptr_t i = first; i; i = t->k[i - 1].next)
@@ -314,7 +316,7 @@ int diff_main(int argc, char **argv)
 	if (ret < 0) {
 		if (errno != EPIPE)
 			ow_err("diff: %s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
-			       fg_strerror(errno));
+			       ow_strerror(errno));
 		ret = 1;
 	}
 	goto out;

@@ -59,8 +59,10 @@ struct fg_options {
 	const char *factor;	/* "1": scale counts shown in tooltips */
 	const char *encoding;	/* NULL: encoding= in the XML declaration */
 	const char *nameattr;	/* NULL: file of per-function attributes */
-	int chain_grey_waker_dash;	/* 1: waker-side "-" frames are grey
-					 * (our improvement; 0 = as flamegraph.pl) */
+	int chain_grey_waker_dash;	/* 1: the palette's fixed colours apply
+					 * (chain.rules: waker-side "-" frames are
+					 * grey; our improvement; 0 = as
+					 * flamegraph.pl) */
 	int quiet;		/* 0: warnings on stderr */
 	const char *empty_text;	/* NULL: with no stack counts, the error SVG
 				 * says flamegraph.pl's "ERROR: No valid input

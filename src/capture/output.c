@@ -45,6 +45,7 @@
 #include "output.h"
 #include "common/util.h"
 #include "export/export.h"
+#include "export/export_pprof.h"
 #include "base/errmsg.h"
 
 #define MAX_LINE_FRAMES ((KS_NR + LS_NR * (OW_CHAIN_MAX - 1)) * \

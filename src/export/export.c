@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * export.c - the export formats' table (names, file extensions, which are
- * binary), the units --countname stands for, the dispatch to the writers
- * (export_pprof.c, export_speedscope.c), and the folded writer, which is
- * the stack set's own text: one "root;...;leaf COUNT" line per stack.
+ * binary), the dispatch to the writers (export_pprof.c,
+ * export_speedscope.c), and the folded writer, which is the stack set's
+ * own text: one "root;...;leaf COUNT" line per stack.
  */
 #include "export.h"
+#include "export_pprof.h"
+#include "export_speedscope.h"
 #include "common/util.h"
 #include "base/errmsg.h"
 
@@ -54,37 +56,6 @@ const char *export_format_name(enum export_format f)
 int export_format_is_binary(enum export_format f)
 {
 	return formats[f].binary;
-}
-
-/* --countname values: pprof's sample type and unit (pprof scales the
- * time units it knows), speedscope's unit. */
-static const struct {
-	const char *countname;
-	struct export_unit u;
-} units[] = {
-	{ "us", { "off-wake time", "microseconds", "microseconds" } },
-	{ "usecs", { "off-wake time", "microseconds", "microseconds" } },
-	{ "microseconds", { "off-wake time", "microseconds", "microseconds" } },
-	{ "ns", { "off-wake time", "nanoseconds", "nanoseconds" } },
-	{ "nanoseconds", { "off-wake time", "nanoseconds", "nanoseconds" } },
-	{ "ms", { "off-wake time", "milliseconds", "milliseconds" } },
-	{ "milliseconds", { "off-wake time", "milliseconds", "milliseconds" } },
-	{ "s", { "off-wake time", "seconds", "seconds" } },
-	{ "seconds", { "off-wake time", "seconds", "seconds" } },
-	{ "samples", { "samples", "count", "none" } },
-	{ "bytes", { "space", "bytes", "bytes" } },
-};
-
-struct export_unit export_unit_of(const char *countname)
-{
-	struct export_unit other = { countname, "count", "none" };
-
-	if (!countname)
-		return units[0].u;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(units[i].countname, countname))
-			return units[i].u;
-	return other;
 }
 
 static int folded_line(void *ctx, const char *const *frames, const size_t *lens,

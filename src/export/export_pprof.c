@@ -24,7 +24,7 @@
  * comments.  pprof values are integers: a count with a fraction is
  * refused, naming it.
  */
-#include "export.h"
+#include "export_pprof.h"
 #include "frametab.h"
 #include "profile.pb-c.h"
 #include "common/htab.h"

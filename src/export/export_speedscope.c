@@ -12,7 +12,7 @@
  * json-c keeps one object per value: a frame's index is one shared object
  * (reference counted) rather than one per use, so a sample costs one array.
  */
-#include "export.h"
+#include "export_speedscope.h"
 #include "frametab.h"
 #include "common/util.h"
 #include "base/errmsg.h"

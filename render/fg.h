@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pnum.h"	/* counts are Perl numbers, as flamegraph.pl adds them */
 
 /* Exit statuses, as flamegraph.pl uses them. */
 enum {
@@ -60,8 +59,10 @@ struct fg_options {
 	const char *factor;	/* "1": scale counts shown in tooltips */
 	const char *encoding;	/* NULL: encoding= in the XML declaration */
 	const char *nameattr;	/* NULL: file of per-function attributes */
-	int chain_grey_waker_dash;	/* 1: waker-side "-" frames are grey
-					 * (our improvement; 0 = as flamegraph.pl) */
+	int chain_grey_waker_dash;	/* 1: the palette's fixed colours apply
+					 * (chain.rules: waker-side "-" frames are
+					 * grey; our improvement; 0 = as
+					 * flamegraph.pl) */
 	int quiet;		/* 0: warnings on stderr */
 	const char *empty_text;	/* NULL: with no stack counts, the error SVG
 				 * says flamegraph.pl's "ERROR: No valid input
@@ -148,6 +149,39 @@ int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len);
 size_t fg_stacks_lines(const struct fg_stacks *s);
 size_t fg_stacks_ignored(const struct fg_stacks *s);
 
+/* ---- counts ---------------------------------------------------------- */
+
+/*
+ * A count as flamegraph.pl holds it: a Perl number, an exact integer while
+ * it fits in 64 bits, a double once it has a fraction or outgrows that (or
+ * was written with a decimal point).  Opaque: its bytes are the renderer's.
+ * Callers make, add, compare, scale and print counts with the functions
+ * below, which keep Perl's arithmetic exactly.
+ */
+struct fg_count {
+	_Alignas(16) unsigned char opaque_[48];
+};
+
+/* An exact integer count. */
+struct fg_count fg_count_of(uint64_t n);
+/* a + b, a * b, a / b, int(a), as Perl computes them. */
+struct fg_count fg_count_add(struct fg_count a, struct fg_count b);
+struct fg_count fg_count_mul(struct fg_count a, struct fg_count b);
+struct fg_count fg_count_div(struct fg_count a, struct fg_count b);
+struct fg_count fg_count_int(struct fg_count a);
+/* <0, 0, >0 as a < b, a == b, a > b; whether a is 0. */
+int fg_count_cmp(struct fg_count a, struct fg_count b);
+int fg_count_is_zero(struct fg_count a);
+/* The value as a double. */
+double fg_count_double(struct fg_count a);
+/* 1 and *v when a is an integer (not a double) within int64_t, else 0. */
+int fg_count_int64(struct fg_count a, int64_t *v);
+/* Perl's string form ("12", "12.5", "1e+20"); returns the length. */
+int fg_count_format(struct fg_count a, char *buf, size_t size);
+/* The same value as plain decimal digits, never an exponent ("1e-05" is
+ * "0.00001"), as the folded grammar reads them; -1 if size is too small. */
+int fg_count_format_plain(struct fg_count a, char *buf, size_t size);
+
 /*
  * Visit the valid lines in input order (identical lines may be handed
  * over once, their count multiplied): frames[0] is the root-most frame,
@@ -157,12 +191,8 @@ size_t fg_stacks_ignored(const struct fg_stacks *s);
  * and is returned; -1 also when out of memory.
  */
 typedef int (*fg_stack_fn)(void *ctx, const char *const *frames, const size_t *lens,
-			   size_t nframes, struct pnum count);
+			   size_t nframes, struct fg_count count);
 int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
-
-/* The library's 64-bit hash of bytes (fast, not keyed: for tables, not
- * for security), for callers that keep names beside a stack set. */
-uint64_t fg_hash(const void *data, size_t len);
 
 /* ---- rendering ------------------------------------------------------- */
 
@@ -175,37 +205,5 @@ uint64_t fg_hash(const void *data, size_t len);
  * memory error (errno set).  The stack set may be reordered but stays valid.
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);
-
-/* ---- writing a named file -------------------------------------------- */
-
-/*
- * An output file: a regular file (or a new name) is written to a temporary
- * file in its directory (unnamed where the file system allows) and put in
- * place when closed with keep; a device, FIFO or socket is written
- * directly; a symbolic link is written through (its target replaced).
- */
-struct fg_outfile {
-	FILE *f;		/* write here */
-	char *path;		/* the file replaced (a link's target) */
-	char *tmp;		/* the named temporary file, if any */
-	int direct;		/* written in place (device, FIFO, socket) */
-	const char *why;	/* a refusal errno does not say, or NULL */
-};
-enum {
-	FG_OUT_NOFOLLOW = 1,	/* refuse a symbolic link, and anything but a
-				 * regular file or a new name */
-	FG_OUT_WRITABLE = 2,	/* refuse to replace a file we may not write */
-};
-/* 0, or -1 with errno (message: fg_outfile_strerror) and nothing made. */
-int fg_outfile_open(struct fg_outfile *o, const char *name, int flags);
-/* Flush and put in place (keep), or remove what was written (!keep, or
- * an error); 0, or -1 with errno. */
-int fg_outfile_close(struct fg_outfile *o, int keep);
-/* Why fg_outfile_open failed: o->why, else fg_strerror(err). */
-const char *fg_outfile_strerror(const struct fg_outfile *o, int err);
-
-/* An errno value as messages give it: "out of memory" for ENOMEM (whichever
- * thread ran out), strerror() otherwise (EIO for 0). */
-const char *fg_strerror(int err);
 
 #endif

@@ -98,7 +98,7 @@ static int push_opening(struct state *st, const struct opening *r)
 
 static uint32_t gkey(uint32_t frame, uint32_t depth)
 {
-	return fg_h32(fg_mix(frame, depth));
+	return fg_h32(ow_hash_mix(frame, depth));
 }
 
 static int gtab_insert(struct state *st, size_t idx)
@@ -333,7 +333,7 @@ static int on_line(void *ctx, const struct fg_line *l)
 {
 	struct state *st = ctx;
 	struct ids *cur = &st->cur;
-	struct pnum c1 = fg_count_pnum(l->info->c1), delta, *d = NULL;
+	struct pnum c1 = fg_textcount_pnum(l->info->c1), delta, *d = NULL;
 
 	cur->n = 0;
 	if (ids_push(cur, 0))	/* the root */
@@ -351,7 +351,7 @@ static int on_line(void *ctx, const struct fg_line *l)
 		cur->n--;
 	struct pnum width = c1;
 	if (l->info->two) {
-		width = fg_count_pnum(l->info->c2);
+		width = fg_textcount_pnum(l->info->c2);
 		delta = pnum_sub(width, c1);
 		struct pnum ad = pnum_cmp(delta, pnum_iv(0)) < 0 ? pnum_sub(pnum_iv(0), delta) : delta;
 		if (pnum_cmp(ad, st->out->maxdelta) > 0)
@@ -383,7 +383,7 @@ static int add_width(void *ctx, const struct fg_line *l)
 {
 	struct pnum *t = ctx;
 
-	*t = pnum_add(*t, fg_count_pnum(l->info->two ? l->info->c2 : l->info->c1));
+	*t = pnum_add(*t, fg_textcount_pnum(l->info->two ? l->info->c2 : l->info->c1));
 	return 0;
 }
 

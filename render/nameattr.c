@@ -4,7 +4,8 @@
  * with flamegraph.pl's splitting rules (Perl split semantics).  palette.map
  * is read and replaced only as a regular file, never through a link.
  */
-#include "fg.h"
+#include "base/errmsg.h"
+#include "base/outfile.h"
 #include "hashtab.h"
 #include "nameattr.h"
 #include "utf8.h"
@@ -170,7 +171,7 @@ int fg_attrtab_load(struct fg_attrtab *t, const char *file, char *err, size_t er
 		}
 		*tab = 0;
 		/* a later line for the same name replaces the earlier one */
-		uint32_t h = fg_h32(fg_hash_bytes(line, strlen(line)));
+		uint32_t h = fg_h32(ow_hash(line, strlen(line)));
 		size_t slot;
 		struct fg_attrs *a = attr_find(t, &ids, line, h, &slot);
 		if (a) {
@@ -307,10 +308,10 @@ static int entry_cmp(const void *a, const void *b)
 /* Replaced atomically in its directory; never through a symbolic link. */
 int fg_palmap_save(struct fg_palmap *m, const char *file, char *err, size_t errlen)
 {
-	struct fg_outfile out;
+	struct ow_outfile out;
 
-	if (fg_outfile_open(&out, file, FG_OUT_NOFOLLOW | FG_OUT_WRITABLE)) {
-		snprintf(err, errlen, "%s: %s", file, fg_outfile_strerror(&out, errno));
+	if (ow_outfile_open(&out, file, OW_OUT_NOFOLLOW | OW_OUT_WRITABLE)) {
+		snprintf(err, errlen, "%s: %s", file, ow_outfile_strerror(&out, errno));
 		return -1;
 	}
 	if (m->n)
@@ -320,8 +321,8 @@ int fg_palmap_save(struct fg_palmap *m, const char *file, char *err, size_t errl
 			continue;	/* the last of equal keys wins */
 		fprintf(out.f, "%s->%s\n", m->v[i].key, m->v[i].value ? m->v[i].value : "");
 	}
-	if (fg_outfile_close(&out, 1)) {
-		snprintf(err, errlen, "%s: %s", file, fg_strerror(errno));
+	if (ow_outfile_close(&out, 1)) {
+		snprintf(err, errlen, "%s: %s", file, ow_strerror(errno));
 		return -1;
 	}
 	return 0;

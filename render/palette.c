@@ -4,7 +4,8 @@
  *
  * flat.pal gives each flat palette's channel formulas; NAME.rules gives a
  * classifying palette's ordered (regex, flat palette) rules, compiled with
- * pcre2; backgrounds.pal gives the gradients.  The three values a formula
+ * pcre2, and its fixed colours (regex, =COLOUR), which a matching frame
+ * gets before any other colouring; backgrounds.pal gives the gradients.  The three values a formula
  * uses come from the name (deterministic drand48 step, or flamegraph.pl's
  * name hash), or from a random generator.
  */
@@ -35,7 +36,8 @@ struct flat {
 
 struct rule {
 	pcre2_code *re;
-	int flat;		/* index into flats */
+	int flat;		/* index into flats, -1 for a fixed colour */
+	char fixed[24];		/* the fixed colour: "rgb(200,200,200)" */
 };
 
 #define MAX_FLATS 32
@@ -45,7 +47,7 @@ struct fg_palette {
 	struct flat flats[MAX_FLATS];
 	int nflats;
 	struct rule rules[MAX_RULES];
-	int nrules;
+	int nrules, nfixed;
 	int flat;		/* the palette itself when flat, else -1 */
 	char bg_default[16];
 	char bg_names[8][16], bg_stop1[8][32], bg_stop2[8][32];
@@ -143,8 +145,9 @@ static int load_rules(struct fg_palette *p, const char *file, const char *data,
 		while (re_end > line && (re_end[-1] == ' ' || re_end[-1] == '\t'))
 			re_end--;
 		*re_end = 0;
-		int flat = find_flat(p, sp);
-		if (sp == line || flat < 0 || p->nrules == MAX_RULES) {
+		int flat = *sp == '=' ? -1 : find_flat(p, sp);
+		int fixed = *sp == '=' && sp[1] && strlen(sp + 1) < sizeof(p->rules[0].fixed);
+		if (sp == line || (flat < 0 && !fixed) || p->nrules == MAX_RULES) {
 			snprintf(err, errlen, "palettes/%s: bad rule: %s", file, line);
 			return -1;
 		}
@@ -160,7 +163,12 @@ static int load_rules(struct fg_palette *p, const char *file, const char *data,
 		}
 		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 		p->rules[p->nrules].re = re;
-		p->rules[p->nrules++].flat = flat;
+		p->rules[p->nrules].flat = flat;
+		if (fixed) {
+			strcpy(p->rules[p->nrules].fixed, sp + 1);
+			p->nfixed++;
+		}
+		p->nrules++;
 	}
 	return 0;
 }
@@ -295,15 +303,33 @@ static double random_value(struct fg_palette *p)
 	return erand48(p->rng);
 }
 
+static int matches(const struct fg_palette *p, int i, const char *name, size_t len)
+{
+	return pcre2_match(p->rules[i].re, (PCRE2_SPTR)name, len, 0, PCRE2_NO_UTF_CHECK,
+			   p->md, NULL) >= 0;
+}
+
 static int classify(const struct fg_palette *p, const char *name, size_t len)
 {
 	if (p->flat >= 0)
 		return p->flat;
 	for (int i = 0; i < p->nrules; i++)
-		if (pcre2_match(p->rules[i].re, (PCRE2_SPTR)name, len, 0, PCRE2_NO_UTF_CHECK,
-				p->md, NULL) >= 0)
+		if (p->rules[i].flat >= 0 && matches(p, i, name, len))
 			return p->rules[i].flat;
 	return -1;
+}
+
+int fg_palette_has_fixed(const struct fg_palette *p)
+{
+	return p->nfixed > 0;
+}
+
+const char *fg_palette_fixed(const struct fg_palette *p, const char *name, size_t len)
+{
+	for (int i = 0; i < p->nrules && p->nfixed; i++)
+		if (p->rules[i].flat < 0 && matches(p, i, name, len))
+			return p->rules[i].fixed;
+	return NULL;
 }
 
 int fg_palette_color(struct fg_palette *p, enum fg_vmode mode, const char *name,

@@ -18,6 +18,15 @@ void fg_palette_free(struct fg_palette *p);
 
 enum fg_vmode { FG_V_DEFAULT, FG_V_HASH, FG_V_RANDOM };
 
+/*
+ * The palette's fixed colours (a rule "REGEX =COLOUR"), which a frame gets
+ * before --cp, --hash, --random or a differential's scale apply: whether
+ * the palette has any, and a frame name's (raw, annotations included), or
+ * NULL.
+ */
+int fg_palette_has_fixed(const struct fg_palette *p);
+const char *fg_palette_fixed(const struct fg_palette *p, const char *name, size_t len);
+
 /* "rgb(r,g,b)" for a frame name (raw, annotations included). */
 int fg_palette_color(struct fg_palette *p, enum fg_vmode mode,
 		     const char *name, size_t len, char *out, size_t outlen);

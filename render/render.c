@@ -163,9 +163,11 @@ struct ctx {
 	int32_t *attr;		/* index into attrs, -1 none */
 	int32_t *palidx;	/* index into palmap, -1 none */
 	uint8_t *plain;		/* 1: the name needs no escaping, even in an attribute */
+	uint8_t *fixed;		/* 1: colour[] holds the palette's fixed colour
+				 * (NULL: none applies) */
 	struct fg_attrtab attrs;
 	struct fg_palmap palmap;
-	uint32_t f_dash, f_dashdash, f_wdash;
+	uint32_t f_dash, f_dashdash;
 };
 
 /* The SVG header: XML declaration, DOCTYPE, <svg>, the two comments. */
@@ -304,8 +306,10 @@ static const char *frame_fill(struct ctx *c, const struct fg_node *nd, char *buf
 
 	if (nd->frame == c->f_dashdash)
 		return "rgb(160,160,160)";
-	if (nd->frame == c->f_dash || (c->chain && o->chain_grey_waker_dash && nd->frame == c->f_wdash))
+	if (nd->frame == c->f_dash)
 		return "rgb(200,200,200)";
+	if (c->fixed && c->fixed[nd->frame])
+		return c->colour[nd->frame];
 	if (nd->has_delta) {
 		fg_delta_color(fg_num_get(nd->delta), c->flow.maxdelta, o->negate, buf, size);
 		return buf;
@@ -577,13 +581,20 @@ static int setup_tables(struct ctx *c)
 	c->attr = malloc(nf * sizeof(*c->attr));
 	c->palidx = malloc(nf * sizeof(*c->palidx));
 	c->plain = malloc(nf);
-	if (!c->colour || !c->attr || !c->palidx || !c->plain)
+	int fixed = o->chain_grey_waker_dash && fg_palette_has_fixed(c->pal);
+	c->fixed = fixed ? calloc(nf, 1) : NULL;
+	if (!c->colour || !c->attr || !c->palidx || !c->plain || (fixed && !c->fixed))
 		return -1;
 	for (size_t i = 0; i < nf; i++) {
 		size_t len;
 		const char *name = fg_frame_name(c->s, (uint32_t)i, &len);
 		c->attr[i] = c->palidx[i] = -1;
 		c->plain[i] = (uint8_t)ob_plain(name, len, OB_ESC_ATTR);
+		const char *fixed = c->fixed ? fg_palette_fixed(c->pal, name, len) : NULL;
+		if (fixed) {
+			snprintf(c->colour[i], sizeof(c->colour[i]), "%s", fixed);
+			c->fixed[i] = 1;
+		}
 	}
 	if (o->nameattr) {
 		if (fg_attrtab_load(&c->attrs, o->nameattr, err, sizeof(err))) {
@@ -690,7 +701,6 @@ static int render(struct ctx *c)
 		return -1;
 	c->f_dash = fg_frame_lookup(c->s, "-", 1);
 	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);
-	c->f_wdash = fg_frame_lookup(c->s, "-_[w]", 5);
 	if ((ret = setup_tables(c)))
 		return ret;
 	uint32_t depthmax = 0;
@@ -758,11 +768,6 @@ static int clean_options(const struct fg_options *in, struct fg_options *o, stru
 	return 0;
 }
 
-const char *fg_strerror(int err)
-{
-	return err == ENOMEM ? "out of memory" : strerror(err ? err : EIO);
-}
-
 int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 {
 	struct fg_options opts, *o = &opts;
@@ -796,6 +801,7 @@ int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 	free(c.attr);
 	free(c.palidx);
 	free(c.plain);
+	free(c.fixed);
 	for (size_t i = 0; i < sizeof(cleaned.v) / sizeof(*cleaned.v); i++)
 		free(cleaned.v[i]);
 	return ret;

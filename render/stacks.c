@@ -5,6 +5,7 @@
  * See stacks.h for why a trie of tokens gives flamegraph.pl's line order.
  */
 #include "stacks.h"
+#include "count.h"
 #include "mkqs.h"
 #include "par.h"
 #include "tokens.h"
@@ -189,12 +190,12 @@ uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len
 {
 	size_t slot;
 
-	return frame_find(s, name, len, fg_h32(fg_hash_bytes(name, len)), &slot);
+	return frame_find(s, name, len, fg_h32(ow_hash(name, len)), &slot);
 }
 
 uint32_t fg_frame_intern(struct fg_stacks *s, const char *name, size_t len)
 {
-	uint32_t h = fg_h32(fg_hash_bytes(name, len));
+	uint32_t h = fg_h32(ow_hash(name, len));
 	size_t i;
 	uint32_t id = frame_find(s, name, len, h, &i);
 
@@ -235,15 +236,15 @@ uint32_t fg_frame_waker(struct fg_stacks *s, uint32_t id)
 	return w;
 }
 
-struct pnum fg_count_pnum(struct fg_count c)
+struct pnum fg_textcount_pnum(struct fg_textcount c)
 {
 	return c.nv == 2 ? pnum_nv_string(c.d) : c.nv ? pnum_nv(c.d) : pnum_iv(c.u);
 }
 
-static struct fg_count count_read(const char *p, size_t len)
+static struct fg_textcount count_read(const char *p, size_t len)
 {
 	struct pnum v = pnum_parse_count(p, len);
-	struct fg_count c;
+	struct fg_textcount c;
 
 	c.nv = (uint8_t)v.is_nv;
 	if (v.is_nv)
@@ -391,7 +392,7 @@ static inline uint32_t tok_intern(struct fg_stacks *s, const char *b, size_t len
 
 static void add_to_sum(struct fg_stacks *s, const struct fg_leafinfo *li)
 {
-	const struct fg_count *w = li->two ? &li->c2 : &li->c1;
+	const struct fg_textcount *w = li->two ? &li->c2 : &li->c1;
 
 	if (w->nv)
 		s->inexact = 1;
@@ -938,10 +939,10 @@ static int foreach_line(void *ctx, const struct fg_line *l)
 	}
 	for (size_t k = 0; k < l->nfields; k++)
 		f->names[k] = fg_frame_name(f->s, l->fields[k], &f->lens[k]);
-	struct pnum c = fg_count_pnum(l->info->two ? l->info->c2 : l->info->c1);
+	struct pnum c = fg_textcount_pnum(l->info->two ? l->info->c2 : l->info->c1);
 	if (l->mult > 1)
 		c = pnum_mul(c, pnum_iv(l->mult));
-	return f->fn(f->ctx, f->names, f->lens, l->nfields, c);
+	return f->fn(f->ctx, f->names, f->lens, l->nfields, fg_count_from_pnum(c));
 }
 
 int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx)
@@ -952,11 +953,6 @@ int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx)
 	free(f.names);
 	free(f.lens);
 	return ret;
-}
-
-uint64_t fg_hash(const void *data, size_t len)
-{
-	return fg_hash_bytes(data, len);
 }
 
 /* The width of sorted line i, when a one-count line's integer below 2^62. */

@@ -20,7 +20,7 @@
 #define FG_NONE UINT32_MAX
 
 /* A count as read from the text: exact integer or double. */
-struct fg_count {
+struct fg_textcount {
 	union {
 		uint64_t u;
 		double d;
@@ -29,7 +29,7 @@ struct fg_count {
 };
 
 struct fg_leafinfo {
-	struct fg_count c1, c2;	/* c2 only for two-count lines */
+	struct fg_textcount c1, c2;	/* c2 only for two-count lines */
 	uint8_t two;
 };
 
@@ -70,7 +70,7 @@ uint32_t fg_frame_intern(struct fg_stacks *s, const char *name, size_t len);
 /* Id of the frame with this exact name, or FG_NONE. */
 uint32_t fg_frame_lookup(const struct fg_stacks *s, const char *name, size_t len);
 
-struct pnum fg_count_pnum(struct fg_count c);
+struct pnum fg_textcount_pnum(struct fg_textcount c);
 
 /* Parse the lines of a block of text (the last one may lack its newline). */
 int fg_stacks_add_block(struct fg_stacks *s, const char *buf, size_t len);

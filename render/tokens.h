@@ -77,19 +77,19 @@ static inline uint32_t fg_tok_hash(const char *p, size_t len, size_t avail)
 	char b[32];
 
 	if (len > 32)
-		return fg_h32(fg_hash_bytes(p, len));
+		return fg_h32(ow_hash(p, len));
 	if (avail < 32) {
 		memset(b, 0, sizeof(b));
 		memcpy(b, p, len);
 		p = b;
 	}
-	/* No constant here may equal fg_mix's own: word 3 xored with
+	/* No constant here may equal ow_hash_mix's own: word 3 xored with
 	 * 0xe7037ed1a0b428db, as it once was, made a zero factor of every
 	 * token up to 24 bytes long, whose bytes 16-23 then did not count.
 	 * The words that still zero a factor are invalid UTF-8 whatever
 	 * surrounds them, and lines are repaired before they are hashed. */
-	return fg_h32(fg_mix(fg_word_at(p, len, 0) ^ len, fg_word_at(p, len, 1) ^ 0x8ebc6af09c88c6e3ULL) ^
-		      fg_mix(fg_word_at(p, len, 2) ^ 0x1d8e4e27c47d124fULL,
+	return fg_h32(ow_hash_mix(fg_word_at(p, len, 0) ^ len, fg_word_at(p, len, 1) ^ 0x8ebc6af09c88c6e3ULL) ^
+		      ow_hash_mix(fg_word_at(p, len, 2) ^ 0x1d8e4e27c47d124fULL,
 			     fg_word_at(p, len, 3) ^ 0x589965cc75374cc3ULL));
 }
 

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # t_layout.sh - the layering the README describes, checked on the sources:
-# render/ includes nothing of src/ or bpf/; src/ sees the renderer only
-# through render/fg.h (and the pnum.h it includes); src/'s folders depend
-# one way (capture -> symbols -> common; reports -> common; capture and
-# reports -> export -> common); and
+# base/ includes only base/; render/ includes nothing of src/ or bpf/
+# (base/ only); src/ sees the renderer only through render/fg.h; src/'s
+# folders depend one way (capture -> symbols -> common; reports -> common;
+# capture and reports -> export -> common; all may use base/); and
 # librender.a links alone (no symbol it needs comes from src/).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
@@ -13,18 +13,29 @@ cd "$TOP" || exit 1
 incs() { sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"; }
 
 bad=""
+for f in base/*.c base/*.h; do
+	for i in $(incs "$f"); do
+		[ -f "base/$i" ] || bad="$bad $f:$i"
+	done
+done
+[ -z "$bad" ] && pass "layout: base/ includes only base/" ||
+	fail "layout: base/ includes only base/" "outside includes:$bad"
+
+bad=""
 for f in render/*.c render/*.h; do
 	for i in $(incs "$f"); do
+		case $i in base/*) [ -f "$i" ] && continue ;; esac
 		[ -f "render/$i" ] || bad="$bad $f:$i"
 	done
 done
-[ -z "$bad" ] && pass "layout: render/ includes only render/" ||
-	fail "layout: render/ includes only render/" "outside includes:$bad"
+[ -z "$bad" ] && pass "layout: render/ includes only render/ and base/" ||
+	fail "layout: render/ includes only render/ and base/" "outside includes:$bad"
 
 render_hdrs=$(cd render && ls *.h)
 bad=""
 for f in src/*.[ch] src/*/*.[ch]; do
 	for i in $(incs "$f"); do
+		case $i in render/*) bad="$bad $f:$i"; continue ;; esac
 		case " $(echo $render_hdrs) " in
 		*" $i "*) [ "$i" = fg.h ] || bad="$bad $f:$i" ;;
 		esac
@@ -36,11 +47,11 @@ done
 # folder -> folders it may include from
 allowed() {
 	case $1 in
-	common) echo "common" ;;
-	symbols) echo "symbols common" ;;
-	capture) echo "capture symbols export common" ;;
-	reports) echo "reports export common" ;;
-	export) echo "export common" ;;
+	common) echo "common base" ;;
+	symbols) echo "symbols common base" ;;
+	capture) echo "capture symbols export common base" ;;
+	reports) echo "reports export common base" ;;
+	export) echo "export common base" ;;
 	*) echo "" ;;
 	esac
 }
@@ -59,6 +70,96 @@ for d in common symbols capture reports export; do
 done
 [ -z "$bad" ] && pass "layout: src/ folders depend one way" ||
 	fail "layout: src/ folders depend one way" "against the grain:$bad"
+
+# fg.h is the whole of the renderer src/ sees: it includes no other
+# render/ header (pnum.h was one), and src/ handles counts through its
+# fg_count accessors, never pnum's names.
+bad=$(incs render/fg.h | while read -r i; do [ -f "render/$i" ] && echo "$i"; done)
+[ -z "$bad" ] && pass "layout: fg.h includes no other render/ header" ||
+	fail "layout: fg.h includes no other render/ header" "$(echo $bad)"
+bad=$(grep -lE '"(render/)?pnum\.h"|\bpnum_|struct pnum\b' src/*.[ch] src/*/*.[ch])
+[ -z "$bad" ] && pass "layout: src/ handles counts through fg_count, not pnum" ||
+	fail "layout: src/ handles counts through fg_count, not pnum" "$(echo $bad)"
+
+# No include circles among base/, render/ and src/: a file that calls a
+# function declared in a header it includes (directly or not) depends on
+# the file defining it, and on the header's own file; x.c and x.h are one
+# node.  Known and left for the capture session's item of the seams issue:
+# capture.c calls memstats.c, which reads struct capture.
+known="src/capture/capture -> src/capture/memstats -> src/capture/capture"
+circles=$(perl - base/*.[ch] render/*.[ch] src/*.[ch] src/*/*.[ch] <<'PERL' | grep -vxF "$known"
+use strict;
+my %text;
+for my $f (@ARGV) {
+	local $/;
+	open(my $h, '<', $f) or next;
+	my $t = <$h>;
+	$t =~ s{/\*.*?\*/}{ }gs;
+	$t =~ s{//[^\n]*}{}g;
+	$text{$f} = $t;
+}
+sub node { my $f = shift; $f =~ s/\.[ch]$//; $f }
+sub resolve {
+	my ($f, $i) = @_;
+	(my $dir = $f) =~ s{/[^/]*$}{};
+	for my $c ("$dir/$i", "render/$i", "src/$i", $i) {
+		return $c if exists $text{$c};
+	}
+	return undef;
+}
+my (%def, %inc);
+for my $f (keys %text) {
+	my $t = $text{$f};
+	$inc{$f} = [ grep { defined } map { resolve($f, $_) } $t =~ /^\s*#\s*include\s*"([^"]+)"/mg ];
+	next unless $f =~ /\.c$/;
+	for my $l (split /\n/, $t) {
+		next if $l =~ /^static\b/ || $l =~ /;\s*$/;
+		$def{$1} = node($f) if $l =~ /^[A-Za-z_][\w \*]*?\b([a-z_]\w*)\(/;
+	}
+}
+my %edge;
+for my $f (keys %text) {
+	my %seen;
+	my @todo = @{ $inc{$f} };
+	while (@todo) {
+		my $h = shift @todo;
+		next if $seen{$h}++;
+		push @todo, @{ $inc{$h} };
+	}
+	my %used = map { $_ => 1 } $text{$f} =~ /\b([a-z_]\w*)\s*\(/g;
+	my $n = node($f);
+	for my $h (keys %seen) {
+		$edge{$n}{ node($h) } = 1 if grep { $_ eq $h } @{ $inc{$f} };
+		for my $name ($text{$h} =~ /\b([a-z_]\w*)\s*\(/g) {
+			$edge{$n}{ $def{$name} } = 1 if $used{$name} && $def{$name};
+		}
+	}
+	delete $edge{$n}{$n};
+}
+# depth-first search; a grey node met again closes a circle
+my (%state, @path, %found);
+sub visit {
+	my $n = shift;
+	$state{$n} = 1;
+	push @path, $n;
+	for my $m (sort keys %{ $edge{$n} || {} }) {
+		if (($state{$m} || 0) == 1) {
+			my @c = @path;
+			shift @c while $c[0] ne $m;
+			my $k = join(' -> ', @c, $m);
+			print "$k\n" unless $found{$k}++;
+		} elsif (!$state{$m}) {
+			visit($m);
+		}
+	}
+	pop @path;
+	$state{$n} = 2;
+}
+visit($_) for sort keys %edge;
+PERL
+)
+[ -z "$circles" ] && pass "layout: no include circles" ||
+	fail "layout: no include circles" "$(echo "$circles" | paste -sd ';')"
 
 lib=$TOP/build/librender.a
 if [ -f "$lib" ] && command -v nm > /dev/null; then

@@ -53,8 +53,8 @@
 #include <string.h>
 #include "fold.h"
 #include "common/privs.h"
-#include "fg.h"
 #include "common/util.h"
+#include "base/hash.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
 
@@ -307,7 +307,7 @@ static const char *kept_name(struct folder *f, const char *name)
 	if (!name)
 		return shown(f, name);
 	len = strlen(name);
-	h = fg_hash(name, len);
+	h = ow_hash(name, len);
 	k = htab_get(&f->names, h, len);
 	if (k && !strcmp(k, name))
 		return k;

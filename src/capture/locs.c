@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "locs.h"
-#include "fg.h"
+#include "base/hash.h"
 
 struct locfile {
 	struct export_map map;
@@ -89,7 +89,7 @@ static bool same_file(const struct locfile *f, const struct pmap *m)
 static struct locfile *file_of(struct locs *l, uint32_t tgid, const struct pmap *m)
 {
 	bool named = m->dev || m->ino;
-	uint64_t a = named ? m->dev : fg_hash(m->path, strlen(m->path));
+	uint64_t a = named ? m->dev : ow_hash(m->path, strlen(m->path));
 	uint64_t b = named ? m->ino : ~0ULL;
 	struct locfile *head = htab_get(&l->files, a, b), *f;
 	size_t plen = strlen(m->path);

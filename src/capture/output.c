@@ -27,7 +27,7 @@
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
  * microseconds before adding).  -o opens FILE before the capture starts
- * (so a bad FILE fails at once) through fg_outfile (render/outfile.c): a
+ * (so a bad FILE fails at once) through ow_outfile (render/outfile.c): a
  * regular file is replaced atomically when the output is complete, a
  * device, FIFO or socket written directly.  A reader that went away
  * (EPIPE, when SIGPIPE is ignored) ends the output quietly, as SIGPIPE.
@@ -45,6 +45,8 @@
 #include "output.h"
 #include "common/util.h"
 #include "export/export.h"
+#include "export/export_pprof.h"
+#include "base/errmsg.h"
 
 #define MAX_LINE_FRAMES ((KS_NR + LS_NR * (OW_CHAIN_MAX - 1)) * \
 			 OW_MAX_STACK_DEPTH + 6 + 5 * (OW_CHAIN_MAX - 1))
@@ -323,7 +325,7 @@ static struct fg_stacks *stack_set(struct capture *c, const struct capture_opts 
 		}
 	}
 	if (!s)
-		ow_err("%s: %s", what, fg_strerror(errno ? errno : ENOMEM));
+		ow_err("%s: %s", what, ow_strerror(errno ? errno : ENOMEM));
 	return s;
 }
 
@@ -351,7 +353,7 @@ static int render_svg(struct capture *c, const struct capture_opts *o,
 	if (r < 0) {
 		if (errno != EPIPE)
 			ow_err("%s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
-			       fg_strerror(errno));
+			       ow_strerror(errno));
 		return OW_EXIT_FAIL;
 	}
 	return r == FG_EXIT_USAGE ? OW_EXIT_USAGE : r;
@@ -445,7 +447,7 @@ static int write_pprof(struct capture *c, const struct capture_opts *o,
 				loc[j] ? loc[j]->map : NULL, loc[j] ? loc[j]->addr : 0 };
 		if (pprof_add(p, ef, l.n, e->ns / 1000, lab,
 			      entry_labels(&c->fo, e, o->group, lab))) {
-			ow_err("writing the profile: %s", fg_strerror(errno));
+			ow_err("writing the profile: %s", ow_strerror(errno));
 			goto out;
 		}
 	}
@@ -549,8 +551,8 @@ int output_open(struct output *out, const char *path)
 		out->f = stdout;
 		return 0;
 	}
-	if (fg_outfile_open(&out->file, path, 0)) {
-		ow_err("%s: %s", path, fg_outfile_strerror(&out->file, errno));
+	if (ow_outfile_open(&out->file, path, 0)) {
+		ow_err("%s: %s", path, ow_outfile_strerror(&out->file, errno));
 		return -1;
 	}
 	out->f = out->file.f;
@@ -565,12 +567,12 @@ static int output_close(struct output *out, bool keep)
 
 	if (out->path) {
 		named_tmp = NULL;	/* freed by the close */
-		if (!fg_outfile_close(&out->file, keep))
+		if (!ow_outfile_close(&out->file, keep))
 			return 0;
 		err = errno;
 		out->broken_pipe = err == EPIPE;
 		if (!out->broken_pipe)
-			ow_err("%s: %s", out->path, fg_strerror(err));
+			ow_err("%s: %s", out->path, ow_strerror(err));
 		return -1;
 	}
 	if (fflush(out->f) || ferror(out->f))

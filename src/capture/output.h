@@ -10,15 +10,16 @@
 #include <stdio.h>
 #include "capture.h"
 #include "cli.h"
+#include "base/outfile.h"
 
 struct output {
 	FILE *f;
-	struct fg_outfile file;	/* -o FILE */
+	struct ow_outfile file;	/* -o FILE */
 	const char *path;	/* -o FILE, NULL: standard output */
 	bool broken_pipe;	/* the reader went away (quiet failure) */
 };
 
-/* Open standard output, or path as fg_outfile_open does; 0 or -1. */
+/* Open standard output, or path as ow_outfile_open does; 0 or -1. */
 int output_open(struct output *out, const char *path);
 /* Close without output: nothing is left behind. */
 void output_discard(struct output *out);

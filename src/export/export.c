@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * export.c - the export formats' table (names, file extensions, which are
- * binary), the units --countname stands for, the dispatch to the writers
- * (export_pprof.c, export_speedscope.c), and the folded writer, which is
- * the stack set's own text: one "root;...;leaf COUNT" line per stack.
+ * binary), the dispatch to the writers (export_pprof.c,
+ * export_speedscope.c), and the folded writer, which is the stack set's
+ * own text: one "root;...;leaf COUNT" line per stack.
  */
 #include "export.h"
+#include "export_pprof.h"
+#include "export_speedscope.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <string.h>
@@ -55,39 +58,8 @@ int export_format_is_binary(enum export_format f)
 	return formats[f].binary;
 }
 
-/* --countname values: pprof's sample type and unit (pprof scales the
- * time units it knows), speedscope's unit. */
-static const struct {
-	const char *countname;
-	struct export_unit u;
-} units[] = {
-	{ "us", { "off-wake time", "microseconds", "microseconds" } },
-	{ "usecs", { "off-wake time", "microseconds", "microseconds" } },
-	{ "microseconds", { "off-wake time", "microseconds", "microseconds" } },
-	{ "ns", { "off-wake time", "nanoseconds", "nanoseconds" } },
-	{ "nanoseconds", { "off-wake time", "nanoseconds", "nanoseconds" } },
-	{ "ms", { "off-wake time", "milliseconds", "milliseconds" } },
-	{ "milliseconds", { "off-wake time", "milliseconds", "milliseconds" } },
-	{ "s", { "off-wake time", "seconds", "seconds" } },
-	{ "seconds", { "off-wake time", "seconds", "seconds" } },
-	{ "samples", { "samples", "count", "none" } },
-	{ "bytes", { "space", "bytes", "bytes" } },
-};
-
-struct export_unit export_unit_of(const char *countname)
-{
-	struct export_unit other = { countname, "count", "none" };
-
-	if (!countname)
-		return units[0].u;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(units[i].countname, countname))
-			return units[i].u;
-	return other;
-}
-
 static int folded_line(void *ctx, const char *const *frames, const size_t *lens,
-		       size_t n, struct pnum count)
+		       size_t n, struct fg_count count)
 {
 	FILE *out = ctx;
 	char num[512];
@@ -97,8 +69,8 @@ static int folded_line(void *ctx, const char *const *frames, const size_t *lens,
 		fwrite_unlocked(frames[i], 1, lens[i], out);
 		fputc_unlocked(i + 1 < n ? ';' : ' ', out);
 	}
-	if (pnum_fmt_plain(count, num, sizeof(num)) < 0)
-		pnum_fmt(count, num, sizeof(num));
+	if (fg_count_format_plain(count, num, sizeof(num)) < 0)
+		fg_count_format(count, num, sizeof(num));
 	fputs_unlocked(num, out);
 	return fputc_unlocked('\n', out) == EOF ? -1 : 0;
 }
@@ -109,7 +81,7 @@ int export_folded(struct fg_stacks *s, FILE *out, const char *what)
 	if (!fg_stacks_foreach(s, folded_line, out) && !ferror(out))
 		return 0;
 	if (errno != EPIPE)
-		ow_err("%s: %s", what, fg_strerror(errno));
+		ow_err("%s: %s", what, ow_strerror(errno));
 	return -1;
 }
 

@@ -24,11 +24,12 @@
  * comments.  pprof values are integers: a count with a fraction is
  * refused, naming it.
  */
-#include "export.h"
+#include "export_pprof.h"
 #include "frametab.h"
 #include "profile.pb-c.h"
 #include "common/htab.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -180,20 +181,22 @@ static int location_id(struct pprof *p, const struct export_frame *f, uint64_t *
 }
 
 /* A count as pprof's int64 value; -1 (message printed) if it has none. */
-static int count_value(struct pprof *p, struct pnum c, int64_t *v)
+static int count_value(struct pprof *p, struct fg_count c, int64_t *v)
 {
-	double d = pnum_d(c);
+	double d = fg_count_double(c);
+	int64_t i;
 	char num[64];
 
-	if (!c.is_nv && PNUM_I64(c.iv) && c.iv >= 0) {
-		*v = (int64_t)c.iv;
-		return 0;
-	}
-	if (c.is_nv && d >= 0 && d < 0x1p63 && d == floor(d)) {
+	if (fg_count_int64(c, &i)) {
+		if (i >= 0) {
+			*v = i;
+			return 0;
+		}
+	} else if (d >= 0 && d < 0x1p63 && d == floor(d)) {
 		*v = (int64_t)d;
 		return 0;
 	}
-	pnum_fmt(c, num, sizeof(num));
+	fg_count_format(c, num, sizeof(num));
 	ow_err("%s: count %s: pprof values are whole numbers from 0 to 2^63-1", p->what, num);
 	p->bad = 1;
 	errno = EINVAL;
@@ -237,7 +240,7 @@ int pprof_add(struct pprof *p, const struct export_frame *frames, size_t n,
 
 /* export_pprof()'s samples: a line of the stack set, names only. */
 static int add_line(void *ctx, const char *const *frames, const size_t *lens,
-		    size_t n, struct pnum count)
+		    size_t n, struct fg_count count)
 {
 	struct pprof *p = ctx;
 	int64_t v;
@@ -471,7 +474,7 @@ struct pprof *pprof_new(const struct export_info *info, const char *what)
 	return p;
 fail:
 	pprof_free(p);
-	ow_err("%s: %s", what, fg_strerror(ENOMEM));
+	ow_err("%s: %s", what, ow_strerror(ENOMEM));
 	return NULL;
 }
 
@@ -480,7 +483,7 @@ int pprof_write(struct pprof *p, FILE *out)
 	if (!emit(p, out))
 		return 0;
 	if (errno != EPIPE)
-		ow_err("%s: %s", p->what, fg_strerror(errno));
+		ow_err("%s: %s", p->what, ow_strerror(errno));
 	return -1;
 }
 
@@ -496,7 +499,7 @@ int export_pprof(struct fg_stacks *s, const struct export_info *info, FILE *out,
 	if (!fg_stacks_foreach(s, add_line, p))
 		r = pprof_write(p, out);
 	else if (!p->bad && errno != EPIPE)
-		ow_err("%s: %s", what, fg_strerror(errno));
+		ow_err("%s: %s", what, ow_strerror(errno));
 	pprof_free(p);
 	return r;
 }

@@ -12,9 +12,10 @@
  * json-c keeps one object per value: a frame's index is one shared object
  * (reference counted) rather than one per use, so a sample costs one array.
  */
-#include "export.h"
+#include "export_speedscope.h"
 #include "frametab.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -26,14 +27,16 @@ struct ss {
 	json_object **idx;	/* frame id -> its index, shared */
 	size_t idx_cap;
 	json_object *frames, *samples, *weights;
-	struct pnum total;
+	struct fg_count total;
 };
 
-static json_object *count_json(struct pnum c)
+static json_object *count_json(struct fg_count c)
 {
-	if (!c.is_nv && PNUM_I64(c.iv))
-		return json_object_new_int64((int64_t)c.iv);
-	return json_object_new_double(pnum_d(c));
+	int64_t v;
+
+	if (fg_count_int64(c, &v))
+		return json_object_new_int64(v);
+	return json_object_new_double(fg_count_double(c));
 }
 
 static int frame_index(struct ss *p, const char *s, size_t len, json_object **o)
@@ -59,7 +62,7 @@ static int frame_index(struct ss *p, const char *s, size_t len, json_object **o)
 }
 
 static int add_sample(void *ctx, const char *const *frames, const size_t *lens,
-		      size_t n, struct pnum count)
+		      size_t n, struct fg_count count)
 {
 	struct ss *p = ctx;
 	json_object *stack = json_object_new_array_ext(n), *w = count_json(count), *o;
@@ -74,7 +77,7 @@ static int add_sample(void *ctx, const char *const *frames, const size_t *lens,
 			errno = ENOMEM;
 			return -1;
 		}
-	p->total = pnum_add(p->total, count);
+	p->total = fg_count_add(p->total, count);
 	return 0;
 }
 
@@ -95,7 +98,7 @@ int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE 
 	const char *name = info->name ? info->name : "offwake-svg";
 	json_object *root = json_object_new_object(), *shared = json_object_new_object();
 	json_object *prof = json_object_new_object(), *profs = json_object_new_array();
-	struct ss p = { .total = pnum_iv(0) };
+	struct ss p = { .total = fg_count_of(0) };
 	const char *text;
 	size_t len;
 	int r = -1;
@@ -134,7 +137,7 @@ int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE 
 		r = 0;
 out:
 	if (r && errno != EPIPE)
-		ow_err("%s: %s", what, fg_strerror(errno));
+		ow_err("%s: %s", what, ow_strerror(errno));
 	for (size_t i = 0; i < p.names.n; i++)
 		json_object_put(p.idx[i]);
 	free(p.idx);

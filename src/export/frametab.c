@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * frametab.c - string interning for the exporters: a name's id is found
- * by its hash (fg_hash) in an htab, names sharing a hash are chained.
+ * by its hash (ow_hash) in an htab, names sharing a hash are chained.
  */
 #include "frametab.h"
-#include "fg.h"
 #include "common/util.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ void frametab_free(struct frametab *t)
 
 int frametab_id(struct frametab *t, const char *s, size_t len, uint32_t *id)
 {
-	uint64_t h = fg_hash(s, len);
+	uint64_t h = ow_hash(s, len);
 	uintptr_t first = (uintptr_t)htab_get(&t->ids, h, 0);
 	struct ft_name *e;
 

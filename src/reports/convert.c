@@ -4,13 +4,15 @@
  * graph SVGs, by content: profile_load.c; standard input without FILE)
  * into one stack set and write it as pprof, speedscope JSON or folded
  * text (export.c).  The format is --format's, else -o FILE's extension.
- * -o writes atomically (fg_outfile); binary pprof is not written to a
+ * -o writes atomically (ow_outfile); binary pprof is not written to a
  * terminal.
  */
 #include "convert.h"
 #include "export/export.h"
 #include "profile_load.h"
 #include "common/util.h"
+#include "base/errmsg.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -125,7 +127,7 @@ static int parse(struct conv *c, int argc, char **argv, int *first)
 int convert_main(int argc, char **argv)
 {
 	struct conv c = { .format = -1 };
-	struct fg_outfile of;
+	struct ow_outfile of;
 	struct fg_stacks *s;
 	FILE *out = stdout;
 	int first, r;
@@ -153,8 +155,8 @@ int convert_main(int argc, char **argv)
 		return OW_EXIT_USAGE;
 	}
 	if (c.out) {
-		if (fg_outfile_open(&of, c.out, 0)) {
-			ow_err(CMD ": %s: %s", c.out, fg_outfile_strerror(&of, errno));
+		if (ow_outfile_open(&of, c.out, 0)) {
+			ow_err(CMD ": %s: %s", c.out, ow_outfile_strerror(&of, errno));
 			fg_stacks_free(s);
 			return OW_EXIT_FAIL;
 		}
@@ -164,13 +166,13 @@ int convert_main(int argc, char **argv)
 	r = export_write(c.format, s, &c.info, out, what);
 	fg_stacks_free(s);
 	if (c.out) {
-		if (fg_outfile_close(&of, !r) && !r) {
-			ow_err(CMD ": %s: %s", c.out, fg_strerror(errno));
+		if (ow_outfile_close(&of, !r) && !r) {
+			ow_err(CMD ": %s: %s", c.out, ow_strerror(errno));
 			r = -1;
 		}
 	} else if (!r && (fflush(out) || ferror(out))) {
 		if (errno != EPIPE)
-			ow_err(CMD ": writing standard output: %s", fg_strerror(errno ? errno : EIO));
+			ow_err(CMD ": writing standard output: %s", ow_strerror(errno ? errno : EIO));
 		r = -1;
 	}
 	return r ? OW_EXIT_FAIL : OW_EXIT_OK;

@@ -13,10 +13,11 @@
 #include "profile_load.h"
 #include "common/htab.h"
 #include "common/util.h"
+#include "base/errmsg.h"
+#include "base/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,13 +42,13 @@ struct table {
 	} *k;
 	size_t kcap, nkeys;
 	struct entry {
-		struct pnum c[2];
+		struct fg_count c[2];
 		int seen;
 	} *e;
 	size_t ecap, nent;	/* nent: entries initialised */
 	uint32_t *order;	/* ids in first-seen order */
 	size_t n, ocap;
-	struct pnum total[2];
+	struct fg_count total[2];
 	char *buf;		/* the stack being joined */
 	size_t len, bcap;
 	int strip_hex;
@@ -114,7 +115,7 @@ struct walk {
 /* The id of the stack text in t->buf, given one if new; -1: no memory. */
 static int64_t key_id(struct table *t)
 {
-	uint64_t h = fg_hash(t->buf, t->len);
+	uint64_t h = ow_hash(t->buf, t->len);
 	uintptr_t first = (uintptr_t)htab_get(&t->ids, h, 0);
 
 	for (uintptr_t i = first; i; i = t->k[i - 1].next)
@@ -137,7 +138,7 @@ static int64_t key_id(struct table *t)
 }
 
 static int add_line(void *ctx, const char *const *frames, const size_t *lens,
-		    size_t nframes, struct pnum c)
+		    size_t nframes, struct fg_count c)
 {
 	struct walk *w = ctx;
 	struct table *t = w->t;
@@ -156,22 +157,13 @@ static int add_line(void *ctx, const char *const *frames, const size_t *lens,
 	if (!e->seen) {
 		if (ow_grow(&t->order, &t->ocap, t->n, sizeof(*t->order)))
 			return -1;
-		e->c[0] = e->c[1] = pnum_iv(0);
+		e->c[0] = e->c[1] = fg_count_of(0);
 		e->seen = 1;
 		t->order[t->n++] = id;
 	}
-	e->c[w->col] = pnum_add(e->c[w->col], c);
-	t->total[w->col] = pnum_add(t->total[w->col], c);
+	e->c[w->col] = fg_count_add(e->c[w->col], c);
+	t->total[w->col] = fg_count_add(t->total[w->col], c);
 	return 0;
-}
-
-/* Perl's int(): towards zero, an integer again when it fits. */
-static struct pnum pnum_int(struct pnum v)
-{
-	if (!v.is_nv)
-		return v;
-	double d = trunc(v.nv);
-	return fabs(d) < 9.2e18 ? pnum_iv((__int128)d) : pnum_nv(d);
 }
 
 /* ---- command line ---------------------------------------------------- */
@@ -242,8 +234,8 @@ static int emit(struct table *t, int folded, struct fg_stacks *out)
 		size_t klen = t->k[t->order[i]].len;
 		const char *key = t->k[t->order[i]].text;
 		/* plain decimals: the folded grammar has no exponents */
-		pnum_fmt_plain(e->c[0], c1, sizeof(c1));
-		pnum_fmt_plain(e->c[1], c2, sizeof(c2));
+		fg_count_format_plain(e->c[0], c1, sizeof(c1));
+		fg_count_format_plain(e->c[1], c2, sizeof(c2));
 		t->len = 0;
 		if (put(t, key, klen) || put(t, " ", 1) || put(t, c1, strlen(c1)) ||
 		    put(t, " ", 1) || put(t, c2, strlen(c2)) || put(t, "\n", 1))
@@ -285,7 +277,7 @@ int diff_main(int argc, char **argv)
 			goto out;
 
 	t.strip_hex = d.strip_hex;
-	t.total[0] = t.total[1] = pnum_iv(0);
+	t.total[0] = t.total[1] = fg_count_of(0);
 	out = fg_stacks_new();
 	if (!out)
 		goto nomem;
@@ -295,14 +287,14 @@ int diff_main(int argc, char **argv)
 		if (fg_stacks_foreach(prof[col], add_line, &w))
 			goto nomem;
 	}
-	if (d.normalize && pnum_cmp(t.total[0], t.total[1])) {
-		if (pnum_is_zero(t.total[0])) {
+	if (d.normalize && fg_count_cmp(t.total[0], t.total[1])) {
+		if (fg_count_is_zero(t.total[0])) {
 			ow_err("diff: -n: %s has no counts to scale", argv[1]);
 			goto out;
 		}
 		for (size_t i = 0; i < t.n; i++) {
-			struct pnum *c = &t.e[t.order[i]].c[0];
-			*c = pnum_int(pnum_div(pnum_mul(*c, t.total[1]), t.total[0]));
+			struct fg_count *c = &t.e[t.order[i]].c[0];
+			*c = fg_count_int(fg_count_div(fg_count_mul(*c, t.total[1]), t.total[0]));
 		}
 	}
 
@@ -324,7 +316,7 @@ int diff_main(int argc, char **argv)
 	if (ret < 0) {
 		if (errno != EPIPE)
 			ow_err("diff: %s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
-			       fg_strerror(errno));
+			       ow_strerror(errno));
 		ret = 1;
 	}
 	goto out;

@@ -8,6 +8,7 @@
 #include "profile_load.h"
 #include "unfold.h"
 #include "common/util.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ static int add_unfolded(void *ctx, const char *const *frames, const size_t *lens
 
 	if (fg_stacks_add(a->s, frames, lens, n, count) >= 0)
 		return 0;
-	ow_err("%s: reading the stacks: %s", a->cmd, fg_strerror(errno));
+	ow_err("%s: reading the stacks: %s", a->cmd, ow_strerror(errno));
 	return -1;
 }
 
@@ -72,7 +73,7 @@ int profile_load(struct fg_stacks *s, const char *cmd, const char *name)
 		ret = unfold_read(in, cmd, name, add_unfolded, &a);
 	else if ((ret = fg_stacks_read(s, in, name)))
 		ow_err("%s: %s%s: %s", cmd, errno == ENOMEM ? "reading " : "", name,
-		       fg_strerror(errno));
+		       ow_strerror(errno));
 	if (!ret && fg_stacks_ignored(s) > ignored)
 		ow_err("%s: %s: ignored %zu lines with invalid format", cmd, name,
 		       fg_stacks_ignored(s) - ignored);

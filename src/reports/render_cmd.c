@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "fg.h"
 #include "common/progress.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -112,7 +113,7 @@ int render_main(int argc, char **argv)
 		if (errno == EPIPE)
 			return 1;	/* the reader went away: quietly */
 		fprintf(stderr, "offwake-svg: %s the SVG: %s\n",
-			errno == ENOMEM ? "rendering" : "writing", fg_strerror(errno));
+			errno == ENOMEM ? "rendering" : "writing", ow_strerror(errno));
 		return 1;
 	}
 	return ret;

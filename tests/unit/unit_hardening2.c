@@ -7,6 +7,7 @@
  */
 #include "fg.h"
 #include "outbuf.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,8 +80,8 @@ static void test_outbuf_nomem(void)
 	snprintf(detail, sizeof(detail), "ob_finish %d, errno %d (%s)", r, errno, strerror(errno));
 	check(r == -1 && errno == ENOMEM,
 	      "outbuf: the second writer's failure to grow is ENOMEM on the caller", detail);
-	check(!strcmp(fg_strerror(ENOMEM), "out of memory"), "fg_strerror: out of memory",
-	      fg_strerror(ENOMEM));
+	check(!strcmp(ow_strerror(ENOMEM), "out of memory"), "ow_strerror: out of memory",
+	      ow_strerror(ENOMEM));
 	fclose(f);
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * outfile.c - writing a named output file safely: every writer of the
- * tool (the capture's -o FILE, --cp's palette.map) goes through here.
+ * tool (the capture's -o FILE, convert's -o, --cp's palette.map) goes
+ * through here.  In base/ because the renderer and the capture side both
+ * need it, and render/ may not depend on src/.
  *
  * Only a regular file (or a new name) is replaced atomically: the output
  * goes to a temporary file in the same directory, unnamed (O_TMPFILE)
@@ -12,9 +14,10 @@
  * redirection does): `-o /dev/null` must not replace /dev/null by a
  * regular file.  A symbolic link is written through (its target, or the
  * missing file it names, is replaced atomically in the target's
- * directory), or, with FG_OUT_NOFOLLOW, refused.
+ * directory), or, with OW_OUT_NOFOLLOW, refused.
  */
-#include "fg.h"
+#include "outfile.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,7 +100,7 @@ static int open_unnamed(const char *path)
 #endif
 }
 
-static int fail_open(struct fg_outfile *o, int fd, int err, const char *why)
+static int fail_open(struct ow_outfile *o, int fd, int err, const char *why)
 {
 	if (fd >= 0)
 		close(fd);
@@ -111,18 +114,18 @@ static int fail_open(struct fg_outfile *o, int fd, int err, const char *why)
 	return -1;
 }
 
-int fg_outfile_open(struct fg_outfile *o, const char *name, int flags)
+int ow_outfile_open(struct ow_outfile *o, const char *name, int flags)
 {
 	struct stat st;
 	int fd = -1;
 
 	memset(o, 0, sizeof(*o));
-	if (lstat(name, &st) == 0 && S_ISLNK(st.st_mode) && (flags & FG_OUT_NOFOLLOW))
+	if (lstat(name, &st) == 0 && S_ISLNK(st.st_mode) && (flags & OW_OUT_NOFOLLOW))
 		return fail_open(o, -1, ELOOP, "a symbolic link (not followed)");
 	if (stat(name, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return fail_open(o, -1, EISDIR, NULL);
-		if (flags & FG_OUT_NOFOLLOW)
+		if (flags & OW_OUT_NOFOLLOW)
 			return fail_open(o, -1, EINVAL, "not a regular file");
 		/* a device, FIFO or socket: written in place */
 		fd = S_ISSOCK(st.st_mode) ? open_socket(name) :
@@ -134,7 +137,7 @@ int fg_outfile_open(struct fg_outfile *o, const char *name, int flags)
 	}
 	if (!(o->path = resolve_links(name)))
 		return fail_open(o, -1, errno, NULL);
-	if ((flags & FG_OUT_WRITABLE) && access(o->path, W_OK) && errno != ENOENT)
+	if ((flags & OW_OUT_WRITABLE) && access(o->path, W_OK) && errno != ENOENT)
 		return fail_open(o, -1, errno, NULL);
 	fd = open_unnamed(o->path);
 	if (fd < 0) {
@@ -153,7 +156,7 @@ int fg_outfile_open(struct fg_outfile *o, const char *name, int flags)
 
 /* Give the unnamed file fd a name in place of o->path: linked under a
  * temporary name, then renamed (a link cannot replace a file). */
-static int link_unnamed(struct fg_outfile *o, int fd)
+static int link_unnamed(struct ow_outfile *o, int fd)
 {
 	char proc[64];
 
@@ -180,7 +183,7 @@ static int link_unnamed(struct fg_outfile *o, int fd)
 	return -1;
 }
 
-int fg_outfile_close(struct fg_outfile *o, int keep)
+int ow_outfile_close(struct ow_outfile *o, int keep)
 {
 	int err = 0, fd = fileno(o->f), unnamed = !o->direct && !o->tmp;
 	mode_t mask;
@@ -209,7 +212,7 @@ int fg_outfile_close(struct fg_outfile *o, int keep)
 	return err ? -1 : 0;
 }
 
-const char *fg_outfile_strerror(const struct fg_outfile *o, int err)
+const char *ow_outfile_strerror(const struct ow_outfile *o, int err)
 {
-	return o->why ? o->why : fg_strerror(err);
+	return o->why ? o->why : ow_strerror(err);
 }

@@ -125,7 +125,7 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP
 # The capture's user-space parts on their own, without root or BPF
 # (tests/unit_src/t_cap_*.c): each program links what it uses from an
 # archive of their objects.  t_cap_cfi gets a fake umaps map in place of
-# libbpf's map calls (ld --wrap).
+# libbpf's map calls, t_cap_fold a kallsyms of its own (ld --wrap).
 CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o capture/cfi.o common/htab.o common/util.o \
 	common/privs.o symbols/ksyms.o symbols/procmaps.o symbols/usyms.o \
@@ -133,6 +133,7 @@ CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
+$(OUT)/tests/t_cap_fold: CAP_WRAP := -Wl,--wrap=ksyms_load
 $(OUT)/tests/t_cap_cfi: CAP_WRAP := -Wl,--wrap=bpf_map_update_elem \
 	-Wl,--wrap=bpf_map_lookup_elem -Wl,--wrap=bpf_map_delete_elem
 $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \

@@ -113,8 +113,10 @@ check: deps
 
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
+CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
-test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind
+test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
+	  $(CAP_UNIT_BIN)
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
@@ -123,9 +125,30 @@ UW_DEP := $(UW_SRC) src/symbols/unwind.h src/common/util.h bpf/offwake.h
 $(OUT)/tests_src/uwdump: tests/tools/uwdump.c $(UW_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(LDFLAGS) $< $(UW_SRC) -o $@ -ldw -lelf
-$(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c $(UW_DEP)
+$(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(LDFLAGS) $< $(UW_SRC) -o $@ -ldw -lelf -ldl
+
+# The capture's user-space parts on their own, without root or BPF
+# (tests/unit_src/t_cap_*.c): each program links what it uses from an
+# archive of their objects.  t_cap_cfi gets a fake umaps map in place of
+# libbpf's map calls, t_cap_fold a kallsyms of its own (ld --wrap).
+CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
+	capture/fold.o capture/locs.o capture/cfi.o common/htab.o common/util.o \
+	common/privs.o symbols/ksyms.o symbols/procmaps.o symbols/usyms.o \
+	symbols/perfmap.o symbols/demangle.o symbols/unwind.o)
+$(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+$(OUT)/tests/t_cap_fold: CAP_WRAP := -Wl,--wrap=ksyms_load
+$(OUT)/tests/t_cap_cfi: CAP_WRAP := -Wl,--wrap=bpf_map_update_elem \
+	-Wl,--wrap=bpf_map_lookup_elem -Wl,--wrap=bpf_map_delete_elem
+$(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
+		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(LDFLAGS) $(CAP_WRAP) $< -o $@ \
+		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -liberty \
+		$(LDLIBS_RENDER) -ldl
 
 # libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
 $(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h render/fg.h

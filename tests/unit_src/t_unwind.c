@@ -23,24 +23,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "symbols/unwind.h"
+#include "check.h"
 
-static int failed;
 static char tmp[] = "/tmp/t_unwind.XXXXXX";
-
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s", ok ? "PASS" : "FAIL", name);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-	failed |= !ok;
-}
 
 static int run(const char *fmt, ...)
 {

@@ -284,8 +284,9 @@ static const char *opt_invocation(const struct opt *p, bool usage)
 	return buf;
 }
 
-/* Add "[part]" to the usage line, wrapped as argparse wraps (78 columns,
- * further lines under the first option).  *col is the line's length. */
+/* Add part (one "[...]" item) to the usage line, wrapped as argparse
+ * wraps (78 columns, further lines under the first option).  *col is the
+ * line's length. */
 static void usage_part(FILE *f, int *col, const char *part)
 {
 	static const int indent = sizeof("usage: " OW_PROG " ") - 1;

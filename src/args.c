@@ -7,7 +7,8 @@
  * --help/--version.  Every argument that is not ours (render
  * options such as --title or --width, and operands) goes, in order, to the
  * renderer's own parser, fg_options_parse(); the operand left over is the
- * DURATION.
+ * DURATION.  Each option is one row of opts[], from which the parser, the
+ * usage line and --help's lists are made.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,100 +21,20 @@
 #include "common/util.h"
 #include "export/export.h"
 
-#define USAGE_LINE \
-	"usage: " OW_PROG " [-h] [-p PID[,PID...] | -t TID[,TID...] | -u | -k]\n" \
-	"                   [-U | -K] [-d] [-f | --text | --format FMT]\n" \
-	"                   [--stack-storage-size N] [--ring-buffer-size MB]\n" \
-	"                   [--backlog N]\n" \
-	"                   [-m US] [-M US] [--state MASK] [-o FILE] [-q]\n" \
-	"                   [--unwind auto|fp|cfi] [--unwind-memory MB]\n" \
-	"                   [--chain-depth N] [--chain-max-age US]\n" \
-	"                   [--follow] [RENDER OPTIONS] [DURATION] [-- CMD [ARGS...]]\n" \
-	"       " OW_PROG " COMMAND [ARGS...]\n"
-
-static const char help_text[] =
+/* The text of --help around the generated parts (print_help()). */
+static const char help_intro[] =
 	"\nSummarize blocked time by off-CPU stack and waker stack (like bcc's\n"
-	"offwaketime) with eBPF, and write a flame graph SVG to standard output.\n"
-	"\n"
-	"commands (each has its own --help):\n"
-	"  render [OPTIONS] [FILE...]  folded stacks to an SVG (flamegraph.pl)\n"
-	"  diff [-n] [-s] [-f] BEFORE AFTER  differential graph of two profiles\n"
-	"  unfold GRAPH.svg      folded stacks back from a flame graph SVG\n"
-	"  convert --format=pprof|speedscope|folded [FILE...]  a folded file or\n"
-	"                        an SVG for pprof, Pyroscope, Parca, speedscope\n"
-	"\n"
+	"offwaketime) with eBPF, and write a flame graph SVG to standard output.\n";
+
+static const char help_examples[] =
 	"examples:\n"
 	"  " OW_PROG " -p 1234 10 > out.svg      process 1234 for 10 s, as an SVG\n"
 	"  " OW_PROG " -f -u 10 > out.folded     user threads, folded (offwaketime -f)\n"
 	"  " OW_PROG " -K --state 2 10 > d.svg   uninterruptible sleeps, kernel stacks\n"
 	"  " OW_PROG " -p 1234 -o out.svg --title=\"db stall\"   until Ctrl-C\n"
-	"  " OW_PROG " -p 1234 -o out.pb.gz 30   pprof (go tool pprof, Pyroscope)\n"
-	"\n"
-	"positional arguments:\n"
-	"  DURATION              seconds to trace (default: until SIGINT/SIGTERM,\n"
-	"                        which end the capture and still write the output)\n"
-	"  -- CMD [ARGS...]      start CMD, trace it and every process it starts\n"
-	"                        until it exits (or DURATION, the most, ends: CMD\n"
-	"                        is left running); exit status: CMD's when it\n"
-	"                        failed (128+N for signal N), else the capture's\n"
-	"\n"
-	"options:\n"
-	"  -h, --help            show this help message and exit\n"
-	"  --version             show the version and exit\n"
-	"  -p, --pid PID[,PID...]  trace these processes only\n"
-	"  -t, --tid TID[,TID...]  trace these threads only\n"
-	"  -u, --user-threads-only  user threads only (no kernel threads)\n"
-	"  -k, --kernel-threads-only  kernel threads only (no user threads)\n"
-	"  -U, --user-stacks-only  show stacks from user space only\n"
-	"  -K, --kernel-stacks-only  show stacks from kernel space only\n"
-	"  -d, --delimited       insert delimiter between kernel/user stacks\n"
-	"  -f, --folded          output folded format (as offwaketime -f)\n"
-	"  --text                output offwaketime's multi-line text format\n"
-	"  --format svg|folded|pprof|speedscope  what to write (default svg, or\n"
-	"                        by -o FILE's extension: .svg, .folded, .pb.gz,\n"
-	"                        .speedscope.json); pprof is gzipped\n"
-	"                        profile.proto with addresses, build ids and\n"
-	"                        comm/pid/tid labels, not written to a terminal\n"
-	"  --stack-storage-size N  the number of unique stack traces the kernel\n"
-	"                        side remembers having sent (default 131072);\n"
-	"                        more are sent again, nothing is lost\n"
-	"  --ring-buffer-size MB  the buffer that brings stacks and process\n"
-	"                        events to user space (default: 4 per CPU, 8 to\n"
-	"                        256; rounded up to a power of 2)\n"
-	"  --backlog N           stacks the kernel side keeps when the ring\n"
-	"                        buffer is full, until read (default: by the\n"
-	"                        machine's memory, 1/128 of it, 16384 to\n"
-	"                        1048576; about 1 KB each, taken as used): a\n"
-	"                        slow reader loses nothing until it is full\n"
-	"  -m, --min-block-time US  only blocks of at least US microseconds\n"
-	"                        (default 1)\n"
-	"  -M, --max-block-time US  only blocks of at most US microseconds\n"
-	"                        (default U64_MAX)\n"
-	"  --state MASK          only tasks whose state has any bit of MASK set\n"
-	"                        (1 interruptible, 2 uninterruptible: 3 either;\n"
-	"                        as offwaketime); 0 means running (preempted) only\n"
-	"  -o, --output FILE     write the output to FILE (atomically)\n"
-	"  -q, --quiet           no live status line (shown on a terminal only)\n"
-	"  --group comm|process|thread  name the bottom (and waker) frame comm\n"
-	"                        (default, as offwaketime), comm-PID or\n"
-	"                        comm-PID/TID, to single out a process or thread\n"
-	"  --follow              with -p: also trace the processes they start\n"
-	"                        during the capture (followed in the kernel)\n"
-	"  --unwind auto|fp|cfi  how user stacks are walked: cfi follows each\n"
-	"                        file's unwind tables (.eh_frame, .debug_frame),\n"
-	"                        which needs no frame pointers; fp follows frame\n"
-	"                        pointers (as offwaketime); auto (default): the\n"
-	"                        tables where a file has them, frame pointers\n"
-	"                        elsewhere (JIT code, files that cannot be read)\n"
-	"  --unwind-memory MB    kernel memory for unwind tables (default 32;\n"
-	"                        files whose tables do not fit use frame pointers)\n"
-	"  --chain-depth N       wakeup chain levels, 1 to 4 (default 1: the waker):\n"
-	"                        2 adds who last woke the waker before it woke\n"
-	"                        the target, and so on, each after a \"--\"\n"
-	"  --chain-max-age US    a level is kept when the waker's own wakeup was\n"
-	"                        at most US before it woke the next (default\n"
-	"                        10000): older, the chain ends there\n"
-	"\n"
+	"  " OW_PROG " -p 1234 -o out.pb.gz 30   pprof (go tool pprof, Pyroscope)\n";
+
+static const char help_outro[] =
 	"Every option of \"" OW_PROG " render\" (flamegraph.pl's options, listed\n"
 	"below) is applied to the SVG.  Capture defaults: --colors=chain\n"
 	"--countname=us --title=\"Off-Wake Time Flame Graph\" and a subtitle\n"
@@ -122,9 +43,7 @@ static const char help_text[] =
 	"waker's name.  Set OFFWAKE_DEBUG=1 to see libbpf's messages.\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 bad arguments (a -p/-t id\n"
-	"that does not exist included) or (SVG) nothing was captured.\n"
-	"\n"
-	"render options:\n";
+	"that does not exist included) or (SVG) nothing was captured.\n";
 
 static const char auto_subtitle[] = "";
 
@@ -206,49 +125,133 @@ static int id_list(struct capture_opts *o, const char *name, const char *val)
 	return r;
 }
 
-struct opt {
-	char s;			/* short name or 0 */
-	const char *l;		/* long name */
-	bool value;
-	int id;
-};
+/* The option groups: the options of one exclude each other. */
+enum { G_NONE, G_THREADS, G_STACKS, G_OUTPUT, G_COUNT };
 
 enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
-	O_DELIM, O_FOLDED, O_TEXT, O_SSS, O_MIN, O_MAX, O_STATE, O_OUT,
-	O_QUIET, O_FOLLOW, O_GROUP, O_UNWIND, O_UNWIND_MB, O_CHAIN, O_CHAIN_AGE, O_FORMAT,
-	O_RINGBUF, O_BACKLOG,
+	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
+	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
+	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG,
+};
+
+/*
+ * One row per capture option, argparse's add_argument(): what is parsed
+ * (names, whether a value follows, group, apply()'s id) and what --help
+ * says of it.  The usage line and the options of --help are printed from
+ * here, in this order (argparse's: also the order an ambiguous prefix's
+ * matches are named in); tests/t_cli_docs.sh checks that the man page and
+ * the bash completion name every option --help lists.
+ */
+struct opt {
+	char s;			/* short name or 0 */
+	const char *l;		/* long name */
+	const char *arg;	/* the value's name; NULL: no value */
+	int group;		/* G_*: which options it excludes */
+	int id;			/* O_*: what apply() does */
+	const char *help;	/* lines after the first are indented */
 };
 
 static const struct opt opts[] = {
-	{ 'h', "help", false, O_HELP },
-	{ 0, "version", false, O_VERSION },
-	{ 'p', "pid", true, O_PID },
-	{ 't', "tid", true, O_TID },
-	{ 'u', "user-threads-only", false, O_UTHR },
-	{ 'k', "kernel-threads-only", false, O_KTHR },
-	{ 'U', "user-stacks-only", false, O_USTK },
-	{ 'K', "kernel-stacks-only", false, O_KSTK },
-	{ 'd', "delimited", false, O_DELIM },
-	{ 'f', "folded", false, O_FOLDED },
-	{ 0, "text", false, O_TEXT },
-	{ 0, "stack-storage-size", true, O_SSS },
-	{ 'm', "min-block-time", true, O_MIN },
-	{ 'M', "max-block-time", true, O_MAX },
-	{ 0, "state", true, O_STATE },
-	{ 'o', "output", true, O_OUT },
-	{ 'q', "quiet", false, O_QUIET },
-	{ 0, "follow", false, O_FOLLOW },
-	{ 0, "group", true, O_GROUP },
-	{ 0, "unwind", true, O_UNWIND },
-	{ 0, "unwind-memory", true, O_UNWIND_MB },
-	{ 0, "chain-depth", true, O_CHAIN },
-	{ 0, "chain-max-age", true, O_CHAIN_AGE },
-	{ 0, "format", true, O_FORMAT },
-	{ 0, "ring-buffer-size", true, O_RINGBUF },
-	{ 0, "backlog", true, O_BACKLOG },
+	{ 'h', "help", NULL, G_NONE, O_HELP,
+	  "show this help message and exit" },
+	{ 0, "version", NULL, G_NONE, O_VERSION,
+	  "show the version and exit" },
+	{ 'p', "pid", "PID[,PID...]", G_THREADS, O_PID,
+	  "trace these processes only" },
+	{ 't', "tid", "TID[,TID...]", G_THREADS, O_TID,
+	  "trace these threads only" },
+	{ 'u', "user-threads-only", NULL, G_THREADS, O_UTHR,
+	  "user threads only (no kernel threads)" },
+	{ 'k', "kernel-threads-only", NULL, G_THREADS, O_KTHR,
+	  "kernel threads only (no user threads)" },
+	{ 'U', "user-stacks-only", NULL, G_STACKS, O_USTK,
+	  "show stacks from user space only" },
+	{ 'K', "kernel-stacks-only", NULL, G_STACKS, O_KSTK,
+	  "show stacks from kernel space only" },
+	{ 'd', "delimited", NULL, G_NONE, O_DELIM,
+	  "insert delimiter between kernel/user stacks" },
+	{ 'f', "folded", NULL, G_OUTPUT, O_FOLDED,
+	  "output folded format (as offwaketime -f)" },
+	{ 0, "text", NULL, G_OUTPUT, O_TEXT,
+	  "output offwaketime's multi-line text format" },
+	{ 0, "format", "svg|folded|pprof|speedscope", G_OUTPUT, O_FORMAT,
+	  "what to write (default svg, or\n"
+	  "by -o FILE's extension: .svg, .folded, .pb.gz,\n"
+	  ".speedscope.json); pprof is gzipped\n"
+	  "profile.proto with addresses, build ids and\n"
+	  "comm/pid/tid labels, not written to a terminal" },
+	{ 0, "stack-storage-size", "N", G_NONE, O_SSS,
+	  "the number of unique stack traces the kernel\n"
+	  "side remembers having sent (default 131072);\n"
+	  "more are sent again, nothing is lost" },
+	{ 0, "ring-buffer-size", "MB", G_NONE, O_RINGBUF,
+	  "the buffer that brings stacks and process\n"
+	  "events to user space (default: 4 per CPU, 8 to\n"
+	  "256; rounded up to a power of 2)" },
+	{ 0, "backlog", "N", G_NONE, O_BACKLOG,
+	  "stacks the kernel side keeps when the ring\n"
+	  "buffer is full, until read (default: by the\n"
+	  "machine's memory, 1/128 of it, 16384 to\n"
+	  "1048576; about 1 KB each, taken as used): a\n"
+	  "slow reader loses nothing until it is full" },
+	{ 'm', "min-block-time", "US", G_NONE, O_MIN,
+	  "only blocks of at least US microseconds\n"
+	  "(default 1)" },
+	{ 'M', "max-block-time", "US", G_NONE, O_MAX,
+	  "only blocks of at most US microseconds\n"
+	  "(default U64_MAX)" },
+	{ 0, "state", "MASK", G_NONE, O_STATE,
+	  "only tasks whose state has any bit of MASK set\n"
+	  "(1 interruptible, 2 uninterruptible: 3 either;\n"
+	  "as offwaketime); 0 means running (preempted) only" },
+	{ 'o', "output", "FILE", G_NONE, O_OUT,
+	  "write the output to FILE (atomically)" },
+	{ 'q', "quiet", NULL, G_NONE, O_QUIET,
+	  "no live status line (shown on a terminal only)" },
+	{ 0, "group", "comm|process|thread", G_NONE, O_GROUP,
+	  "name the bottom (and waker) frame comm\n"
+	  "(default, as offwaketime), comm-PID or\n"
+	  "comm-PID/TID, to single out a process or thread" },
+	{ 0, "follow", NULL, G_NONE, O_FOLLOW,
+	  "with -p: also trace the processes they start\n"
+	  "during the capture (followed in the kernel)" },
+	{ 0, "unwind", "auto|fp|cfi", G_NONE, O_UNWIND,
+	  "how user stacks are walked: cfi follows each\n"
+	  "file's unwind tables (.eh_frame, .debug_frame),\n"
+	  "which needs no frame pointers; fp follows frame\n"
+	  "pointers (as offwaketime); auto (default): the\n"
+	  "tables where a file has them, frame pointers\n"
+	  "elsewhere (JIT code, files that cannot be read)" },
+	{ 0, "unwind-memory", "MB", G_NONE, O_UNWIND_MB,
+	  "kernel memory for unwind tables (default 32;\n"
+	  "files whose tables do not fit use frame pointers)" },
+	{ 0, "chain-depth", "N", G_NONE, O_CHAIN,
+	  "wakeup chain levels, 1 to 4 (default 1: the waker):\n"
+	  "2 adds who last woke the waker before it woke\n"
+	  "the target, and so on, each after a \"--\"" },
+	{ 0, "chain-max-age", "US", G_NONE, O_CHAIN_AGE,
+	  "a level is kept when the waker's own wakeup was\n"
+	  "at most US before it woke the next (default\n"
+	  "10000): older, the chain ends there" },
 };
-#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NOPTS ARRAY_SIZE(opts)
+
+/* The operands, for the usage line (each in brackets) and --help. */
+static const struct {
+	const char *name;
+	const char *help;
+} operands[] = {
+	{ "DURATION",
+	  "seconds to trace (default: until SIGINT/SIGTERM,\n"
+	  "which end the capture and still write the output)" },
+	{ "-- CMD [ARGS...]",
+	  "start CMD, trace it and every process it starts\n"
+	  "until it exits (or DURATION, the most, ends: CMD\n"
+	  "is left running); exit status: CMD's when it\n"
+	  "failed (128+N for signal N), else the capture's" },
+};
 
 /* "-p/--pid" as argparse names an option in messages. */
 static const char *opt_name(const struct opt *p)
@@ -262,22 +265,107 @@ static const char *opt_name(const struct opt *p)
 	return buf;
 }
 
-/* The option groups: which options exclude each other. */
-static int group_of(int id)
+/* One row of --help, as argparse lays it out: "  NAME", the help from
+ * column 24 (two spaces after a longer NAME), its further lines under it. */
+static void help_row(FILE *f, const char *name, const char *help)
 {
-	switch (id) {
-	case O_PID: case O_TID: case O_UTHR: case O_KTHR:
-		return 1;
-	case O_USTK: case O_KSTK:
-		return 2;
-	case O_FOLDED: case O_TEXT: case O_FORMAT:
-		return 3;
+	int n = fprintf(f, "  %s", name);
+
+	fprintf(f, "%*s", n < 22 ? 24 - n : 2, "");
+	for (const char *nl; (nl = strchr(help, '\n')); help = nl + 1)
+		fprintf(f, "%.*s\n%24s", (int)(nl - help), help, "");
+	fprintf(f, "%s\n", help);
+}
+
+/* "-p PID[,PID...]" (usage) or "-p, --pid PID[,PID...]" (help) */
+static const char *opt_invocation(const struct opt *p, bool usage)
+{
+	static char buf[96];
+	int n;
+
+	if (p->s && usage)
+		n = snprintf(buf, sizeof(buf), "-%c", p->s);
+	else if (p->s)
+		n = snprintf(buf, sizeof(buf), "-%c, --%s", p->s, p->l);
+	else
+		n = snprintf(buf, sizeof(buf), "--%s", p->l);
+	if (p->arg)
+		snprintf(buf + n, sizeof(buf) - n, " %s", p->arg);
+	return buf;
+}
+
+/* Add part (one "[...]" item) to the usage line, wrapped as argparse
+ * wraps (78 columns, further lines under the first option).  *col is the
+ * line's length. */
+static void usage_part(FILE *f, int *col, const char *part)
+{
+	static const int indent = sizeof("usage: " OW_PROG " ") - 1;
+	int len = strlen(part);
+
+	if (*col > indent && *col + 1 + len > 78)
+		*col = fprintf(f, "\n%*s", indent, "") - 1;
+	else if (*col > indent)
+		*col += fprintf(f, " ");
+	*col += fprintf(f, "%s", part);
+}
+
+/* Whether opts[j] goes in opts[i]'s bracket of the usage line. */
+static bool same_group(size_t i, size_t j)
+{
+	return i == j || (opts[i].group && opts[j].group == opts[i].group);
+}
+
+/* argparse's usage: every option in table order, a group's members in one
+ * bracket at its first member's place, then the operands. */
+static void print_usage(FILE *f)
+{
+	char part[256];
+	int col = fprintf(f, "usage: " OW_PROG " ");
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		size_t n = 0, j;
+
+		for (j = 0; j < i && !same_group(i, j); j++)
+			;
+		if (j < i)
+			continue;	/* printed with its group */
+		for (j = i; j < NOPTS; j++)
+			if (same_group(i, j))
+				n += snprintf(part + n, sizeof(part) - n, "%s%s",
+					      n ? " | " : "[", opt_invocation(&opts[j], true));
+		snprintf(part + n, sizeof(part) - n, "]");
+		usage_part(f, &col, part);
 	}
-	return 0;
+	usage_part(f, &col, "[RENDER OPTIONS]");
+	for (size_t i = 0; i < ARRAY_SIZE(operands); i++) {
+		snprintf(part, sizeof(part), "[%s]", operands[i].name);
+		usage_part(f, &col, part);
+	}
+	fprintf(f, "\n       " OW_PROG " COMMAND [ARGS...]\n");
+}
+
+static void print_help(FILE *f)
+{
+	print_usage(f);
+	fprintf(f, "%s\ncommands (each has its own --help):\n", help_intro);
+	for (const struct ow_command *c = ow_commands; c->name; c++) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "%s %s", c->name, c->args);
+		help_row(f, name, c->help);
+	}
+	fprintf(f, "\n%s\npositional arguments:\n", help_examples);
+	for (size_t i = 0; i < ARRAY_SIZE(operands); i++)
+		help_row(f, operands[i].name, operands[i].help);
+	fprintf(f, "\noptions:\n");
+	for (size_t i = 0; i < NOPTS; i++)
+		help_row(f, opt_invocation(&opts[i], false), opts[i].help);
+	fprintf(f, "\n%s\nrender options:\n", help_outro);
+	fg_usage(f, OW_PROG " render");
 }
 
 struct parse_state {
-	const struct opt *seen[4];	/* per group, the option given */
+	const struct opt *seen[G_COUNT];	/* per group, the option given */
 };
 
 /* --format's names (export.h) as outputs */
@@ -293,7 +381,7 @@ static int pick_format(struct capture_opts *o, const struct parse_state *ps)
 {
 	int f;
 
-	if (o->out_file && !ps->seen[3] && (f = export_format_by_path(o->out_file)) >= 0)
+	if (o->out_file && !ps->seen[G_OUTPUT] && (f = export_format_by_path(o->out_file)) >= 0)
 		o->output = output_of[f];
 	if (o->output == OW_OUT_PPROF && !o->out_file && isatty(STDOUT_FILENO))
 		return usage_error("argument --format: not writing binary pprof to a terminal%s%s",
@@ -306,7 +394,7 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		 const struct opt *p, const char *val)
 {
 	const char *name = opt_name(p);
-	int g = group_of(p->id);
+	int g = p->group;
 	uint64_t v;
 	int r = 0;
 
@@ -321,9 +409,7 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		ps->seen[g] = p;
 	switch (p->id) {
 	case O_HELP:
-		fputs(USAGE_LINE, stdout);
-		fputs(help_text, stdout);
-		fg_usage(stdout, OW_PROG " render");
+		print_help(stdout);
 		return 1;
 	case O_VERSION:
 		printf("%s %s\n", OW_PROG, OFFWAKE_VERSION);
@@ -495,7 +581,7 @@ static int long_opt(struct capture_opts *o, struct parse_state *ps,
 	}
 	if (!p && !(p = find_prefix(a, len, argv[*i], &r)))
 		return r;
-	if (!p->value) {
+	if (!p->arg) {
 		if (eq)
 			return usage_error("argument %s: ignored explicit argument '%s'",
 					   opt_name(p), eq + 1);
@@ -530,7 +616,7 @@ static int short_opts(struct capture_opts *o, struct parse_state *ps,
 			return usage_error("unrecognized arguments: -%s%s", c,
 					   "");
 		}
-		if (p->value) {
+		if (p->arg) {
 			if (a[1])
 				return apply(o, ps, p, a + 1);
 			if (*i + 1 >= argc)
@@ -603,7 +689,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 		r = pick_format(o, &ps);
 	if (!r && o->cmd && o->threads != OW_THREADS_ALL)
 		r = usage_error("argument -- CMD: not allowed with argument %s%s",
-				ps.seen[1] ? opt_name(ps.seen[1]) : "-p/-t/-u/-k", "");
+				ps.seen[G_THREADS] ? opt_name(ps.seen[G_THREADS]) : "-p/-t/-u/-k", "");
 	if (!r && o->follow && o->threads != OW_THREADS_TGID && !o->cmd)
 		r = usage_error("argument --follow: needs -p PID (or -- CMD)%s%s", "", "");
 	o->cmd_go = -1;

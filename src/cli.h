@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cli.h - the two commands of offwake-svg: "render" (render_cmd.c) and
- * capture (every other invocation), and the capture options.
+ * cli.h - the commands of offwake-svg (main.c's table), "render" (render_cmd.c),
+ * capture (every other invocation) and the capture options.
  */
 #ifndef OW_CLI_H
 #define OW_CLI_H
@@ -13,6 +13,16 @@
 
 /* offwake-svg render ARGS...: flamegraph.pl on folded files. */
 int render_main(int argc, char **argv);
+
+/* "offwake-svg NAME ARGS...": main.c's table, ended by a NULL name, which
+ * dispatches and which --help lists ("NAME ARGS  HELP"). */
+struct ow_command {
+	const char *name;
+	const char *args;	/* what follows the name, for --help */
+	const char *help;	/* lines after the first are indented */
+	int (*main)(int argc, char **argv);	/* argv[0] is the name */
+};
+extern const struct ow_command ow_commands[];
 
 /* Which threads are traced (a mutually exclusive group, as offwaketime). */
 enum ow_threads {

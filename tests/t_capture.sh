@@ -52,6 +52,25 @@ has() { grep -qE "$2" "$TMPD/$1"; }
 
 # The main case: both workloads, 2 seconds.
 if cap main -p "$PP,$SL" 2; then pass capture_runs; else fail capture_runs "$(cat "$TMPD/main.err")"; fi
+# The session's snapshot call (OFFWAKE_SNAPSHOT=FILE, a test setting: the
+# output as it is now, every second, while the capture goes on): the file
+# is there, with the sleeper's blocked time, before the capture ends; the
+# final output has at least as much.
+OFFWAKE_SNAPSHOT="$TMPD/snap" "$OFFWAKE" -f -p "$SL" 6 > "$TMPD/snapfinal" 2> "$TMPD/snap.err" & CP=$!
+attached $CP
+sleep 3.5
+snap_live=no
+kill -0 $CP 2> /dev/null && [ -s "$TMPD/snap" ] && snap_live=yes
+snap_us=$(sum_us "$TMPD/snap" '^ow_sleep;')
+wait $CP
+final_us=$(sum_us "$TMPD/snapfinal" '^ow_sleep;')
+if [ $snap_live = yes ] && [ "$snap_us" -ge 1000000 ] && [ "$final_us" -ge "$snap_us" ] &&
+   [ "$final_us" -ge 4000000 ]; then
+	pass "capture_snapshot (after 3.5 s of 6, while running: $snap_us us of ow_sleep; at the end $final_us us)"
+else
+	fail capture_snapshot "snapshot while running: $snap_live, $snap_us us (want >= 1 s); final $final_us us (want >= 4 s and >= the snapshot's)"
+fi
+
 # Whole user stacks (--unwind=auto, the default: unwind tables): every
 # function, down to the threads' entries.  A frame-pointer walk (the raw_tp
 # set) loses the callers of libc's read and write (pong_wait, ping_send:

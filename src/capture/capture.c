@@ -60,6 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "engine.h"
 #include "memstats.h"
 #include "common/privs.h"
 #include "offwake.skel.h"
@@ -206,14 +207,14 @@ static bool kernel_has_tp(const char *name)
 }
 
 /* Rows that fit --unwind-memory (struct ow_urow: 8 bytes). */
-static uint32_t rows_cap(const struct capture_opts *o)
+static uint32_t rows_cap(const struct capture_cfg *o)
 {
 	uint64_t n = (o->unwind_mb << 20) / sizeof(struct ow_urow);
 
 	return n > UINT32_MAX ? UINT32_MAX : n;
 }
 
-void capture_buffer_sizes(const struct capture_opts *o, uint64_t *rb_bytes,
+void capture_buffer_sizes(const struct capture_cfg *o, uint64_t *rb_bytes,
 			  uint32_t *backlog)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -236,7 +237,7 @@ void capture_buffer_sizes(const struct capture_opts *o, uint64_t *rb_bytes,
 	*backlog = n;
 }
 
-static void configure(struct offwake_bpf *s, const struct capture_opts *o,
+static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 		      bool raw)
 {
 	uint64_t rb_bytes;
@@ -282,7 +283,7 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
 	s->rodata->seen_mask = slots - 1;
 	/* --follow: room for the processes the traced ones start */
-	s->rodata->follow = o->follow || o->cmd;
+	s->rodata->follow = o->follow || o->cmd_pid > 0;
 	bpf_map__set_max_entries(s->maps.threads, s->rodata->follow ? 65536 :
 				 o->nids ? o->nids : 1);
 	if (raw)
@@ -299,7 +300,7 @@ static void configure(struct offwake_bpf *s, const struct capture_opts *o,
 				  !raw && kernel_has_tp("sched_exit_tp"));
 }
 
-static struct offwake_bpf *open_load(const struct capture_opts *o, bool raw,
+static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 				     int *err)
 {
 	struct offwake_bpf *s = offwake_bpf__open();
@@ -674,7 +675,7 @@ static int drain_tick(struct capture *c)
 	return n > bpf_map__max_entries(map) / 8 ? DRAIN_FAST_MS : DRAIN_MS;
 }
 
-static int fill_threads(struct capture *c, const struct capture_opts *o)
+static int fill_threads(struct capture *c, const struct capture_cfg *o)
 {
 	int fd = bpf_map__fd(c->skel->maps.threads);
 	__u8 one = 1;
@@ -687,7 +688,7 @@ static int fill_threads(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
-static void show_status(struct capture *c, const struct capture_opts *o,
+static void show_status(struct capture *c, const struct capture_cfg *o,
 			struct progress *pg, double elapsed)
 {
 	char when[64], text[256];
@@ -726,7 +727,7 @@ static void keep_up(void *ctx)
  * into our memory; the processes named by -p/-t get their tables before
  * tracing starts, every other one when first seen.
  */
-static int cfi_start(struct capture *c, const struct capture_opts *o)
+static int cfi_start(struct capture *c, const struct capture_cfg *o)
 {
 	struct bpf_map *rows = c->skel->maps.rows;
 
@@ -759,7 +760,7 @@ static int cfi_start(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
-static int load(struct capture *c, const struct capture_opts *o)
+static int load(struct capture *c, const struct capture_cfg *o)
 {
 	bool force_raw = env_uint("OFFWAKE_RAW_TP", 0) == 1;
 	int err, err2;
@@ -831,21 +832,100 @@ static void name_hidden(struct capture *c)
 	fclose(f);
 }
 
-int capture_run(struct capture *c, const struct capture_opts *o,
-		struct progress *pg)
+/* The tick table's jobs: each returns the seconds to its next run, or
+ * a negative number on an error that ends the capture. */
+static double tick_status(struct capture *c, double t)
 {
-	double start, end, next_drain, next_status, next_sweep, ended = 0;
-	struct ender ender;
-	bool timed;
-	unsigned file_idle = env_uint("OFFWAKE_FILE_IDLE", FILE_IDLE);
-	const char *ms_path = getenv("OFFWAKE_MEMSTATS");
-	FILE *ms = NULL;
-	double next_ms = 0;
-	int err = 0;
+	if (!c->pg)
+		return 3600;
+	show_status(c, &c->cfg, c->pg, t - c->start);
+	return STATUS_MS / 1000.0;
+}
 
-	memset(c, 0, sizeof(*c));
-	c->merge = OW_OUT_STACK_SET(o->output);
+static double tick_tables(struct capture *c, double t)
+{
+	if (c->cfi)	/* not past the end of the capture */
+		cfi_work(c->cfi, c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
+				 CFI_BUDGET_MS, keep_up, c);
+	return 0;	/* every pass */
+}
+
+static double tick_drain(struct capture *c, double t)
+{
+	int ms = drain_tick(c);
+
+	return ms < 0 ? -1 : ms / 1000.0;
+}
+
+static double tick_sweep(struct capture *c, double t)
+{
+	procmaps_sweep(c->pm, t, GRACE_S);
+	stacks_sweep(&c->stacks);
+	folder_sweep(&c->fo, c->file_idle);
+	if (c->cfi)
+		cfi_sweep(c->cfi, c->file_idle);
+	return SWEEP_MS / 1000.0;
+}
+
+static double tick_memstats(struct capture *c, double t)
+{
+	if (!c->memstats)
+		return 3600;
+	memstats_line(c->memstats, c, t - c->start);
+	return MEMSTATS_S;
+}
+
+/* The loop's periodic jobs, in the order they run when due together;
+ * first: seconds after the start of the first run. */
+static const struct tick {
+	const char *name;
+	double (*run)(struct capture *c, double now);
+	double first;
+} ticks[] = {
+	{ "status", tick_status, 0 },
+	{ "tables", tick_tables, 0 },
+	{ "drain", tick_drain, DRAIN_FAST_MS / 1000.0 },	/* the first burst */
+	{ "sweep", tick_sweep, SWEEP_MS / 1000.0 },
+	{ "memstats", tick_memstats, SWEEP_MS / 1000.0 },
+};
+#define NTICKS (sizeof(ticks) / sizeof(ticks[0]))
+_Static_assert(NTICKS <= sizeof(((struct capture *)0)->next_tick) /
+			 sizeof(double), "next_tick[] too small");
+
+struct capture *capture_new(void)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		ow_err("starting the capture: %s", strerror(ENOMEM));
+	return c;
+}
+
+int capture_every(struct capture *c, double every,
+		  int (*job)(struct capture *c, void *ctx), void *ctx)
+{
+	if (c->njobs == CAPTURE_JOBS)
+		return -1;
+	c->jobs[c->njobs++] = (struct capture_job){ every, 0, job, ctx };
+	return 0;
+}
+
+void capture_stop(void)
+{
+	stop = 1;
+}
+
+int capture_start(struct capture *c, const struct capture_cfg *o,
+		  struct progress *pg)
+{
+	const char *ms_path = getenv("OFFWAKE_MEMSTATS");
+	struct ender *ender;
+
+	c->cfg = *o;
+	c->pg = pg;
+	c->merge = o->merge;
 	c->group = o->group;
+	c->file_idle = env_uint("OFFWAKE_FILE_IDLE", FILE_IDLE);
 	c->pm = procmaps_new();
 	if (!c->pm) {
 		ow_err("starting the capture: %s", strerror(ENOMEM));
@@ -855,83 +935,127 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
 		return -1;
-	c->fo.locs = o->output == OW_OUT_PPROF;	/* addresses and files too */
+	c->fo.locs = o->locs;	/* addresses and files too */
 	c->stacks.forget = unsee;
 	c->stacks.freed = freed;
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
 	if (ms_path && *ms_path)
-		ms = fopen(ms_path, "ae");
+		c->memstats = fopen(ms_path, "ae");
 	/* the traced window is the one stated: it starts here (everything
-	 * attached, kernel symbols read) and ends at the disarming below */
+	 * attached, kernel symbols read) and ends at the disarming in
+	 * capture_finish() */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
-	start = now_s();
+	c->start = now_s();
 	slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
-	timed = o->duration && !ender_start(&ender, c->skel, start, o->duration);
-	if (o->cmd_go >= 0) {	/* tracing: CMD may exec now */
+	ender = o->duration ? malloc(sizeof(*ender)) : NULL;
+	if (ender && ender_start(ender, c->skel, c->start, o->duration))
+		free(ender), ender = NULL;
+	c->ender = ender;
+	if (o->cmd_go >= 0 && o->cmd_pid > 0) {	/* tracing: CMD may exec now */
 		if (write(o->cmd_go, "x", 1) != 1)
-			ow_err("starting %s: %s", o->cmd[0], strerror(errno));
+			ow_err("starting the command: %s", strerror(errno));
 		close(o->cmd_go);
 	}
-	end = o->duration ? start + o->duration : 0;
-	next_drain = start + DRAIN_FAST_MS / 1000.0;	/* the first burst */
-	next_status = start;
-	next_sweep = start + SWEEP_MS / 1000.0;
-	while (!stop && !err) {
-		double t = now_s(), wait = POLL_MS / 1000.0;
+	c->end = o->duration ? c->start + o->duration : 0;
+	for (size_t i = 0; i < NTICKS; i++)
+		c->next_tick[i] = c->start + ticks[i].first;
+	for (int i = 0; i < c->njobs; i++)
+		c->jobs[i].next = c->start + c->jobs[i].every;
+	return 0;
+}
 
-		if (end && t >= end)
+/* Run what is due in the tick table and the jobs; the seconds to the next
+ * due one, or -1 to end the capture. */
+static double run_due(struct capture *c)
+{
+	double t = now_s(), next = t + POLL_MS / 1000.0, d;
+
+	for (size_t i = 0; i < NTICKS; i++) {
+		if (t < c->next_tick[i])
+			goto later;
+		d = ticks[i].run(c, t);
+		if (d < 0)
+			return -1;
+		c->next_tick[i] = (d ? now_s() : t) + d;
+		if (!d)
+			continue;
+later:
+		next = fmin(next, c->next_tick[i]);
+	}
+	for (int i = 0; i < c->njobs; i++) {
+		struct capture_job *j = &c->jobs[i];
+
+		if (t >= j->next) {
+			if (j->run(c, j->ctx))
+				return -1;
+			j->next = now_s() + j->every;
+		}
+		next = fmin(next, j->next);
+	}
+	if (c->end)
+		next = fmin(next, c->end);
+	return fmax(next - now_s(), 0);
+}
+
+int capture_loop(struct capture *c)
+{
+	const struct capture_cfg *o = &c->cfg;
+
+	while (!stop) {
+		double wait;
+
+		if (c->end && now_s() >= c->end)
 			break;
-		if (o->cmd_pid > 0 && waitpid(o->cmd_pid, &c->cmd_status, WNOHANG) == o->cmd_pid) {
+		if (o->cmd_pid > 0 &&
+		    waitpid(o->cmd_pid, &c->cmd_status, WNOHANG) == o->cmd_pid) {
 			c->cmd_done = true;	/* -- CMD exited: the capture ends */
 			break;
 		}
-		if (pg && t >= next_status) {
-			show_status(c, o, pg, t - start);
-			next_status = t + STATUS_MS / 1000.0;
-		}
-		if (end && end - t < wait)
-			wait = end - t;
+		wait = run_due(c);
+		if (wait < 0)
+			return -1;
 		if (ring_buffer__poll(c->rb, (int)(wait * 1000) + 1) < 0 &&
 		    errno != EINTR)
 			break;
-		if (c->cfi)	/* not past the end of the capture */
-			cfi_work(c->cfi, end ? fmin(CFI_BUDGET_MS, (end - now_s()) * 1e3) :
-					 CFI_BUDGET_MS, keep_up, c);
-		if (now_s() >= next_drain) {
-			int ms = drain_tick(c);
-
-			err = ms < 0;
-			next_drain = now_s() + ms / 1000.0;
-		}
-		if (t >= next_sweep) {
-			procmaps_sweep(c->pm, t, GRACE_S);
-			stacks_sweep(&c->stacks);
-			folder_sweep(&c->fo, file_idle);
-			if (c->cfi)
-				cfi_sweep(c->cfi, file_idle);
-			next_sweep = t + SWEEP_MS / 1000.0;
-			if (ms && t >= next_ms) {
-				memstats_line(ms, c, t - start);
-				next_ms = t + MEMSTATS_S;
-			}
-		}
 	}
+	return 0;
+}
+
+int capture_snapshot(struct capture *c,
+		     int (*write)(struct capture *c, void *ctx), void *ctx)
+{
+	if (!c->finished) {
+		ring_buffer__consume(c->rb);
+		if (drain_tick(c) < 0)
+			return -1;
+	}
+	return write(c, ctx);
+}
+
+int capture_finish(struct capture *c)
+{
+	double ended = 0;
+	int err = 0;
+
 	/* disarmed first: blocks ending while the waking program is being
 	 * detached would seem to have no waker */
-	if (timed)
-		ended = ender_stop(&ender);
+	if (c->ender) {
+		ended = ender_stop(c->ender);
+		free(c->ender);
+		c->ender = NULL;
+	}
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
 	slow_factor = 0;
-	c->seconds = (ended ? ended : now_s()) - start;	/* what was traced */
-	c->user_threads = o->threads == OW_THREADS_ALL ||
-			  o->threads == OW_THREADS_USER;
-	progress_phase(pg, "finishing");
+	c->seconds = (ended ? ended : now_s()) - c->start;	/* what was traced */
+	c->user_threads = c->cfg.threads == OW_THREADS_ALL ||
+			  c->cfg.threads == OW_THREADS_USER;
+	progress_phase(c->pg, "finishing");
 	offwake_bpf__detach(c->skel);
+	c->finished = true;
 	ring_buffer__consume(c->rb);
-	if (!err)
-		err = fetch_backlog(c);
+	err = fetch_backlog(c);
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)
@@ -946,15 +1070,51 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 		cfi_get_stats(c->cfi, &c->cfi_st);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
 		name_hidden(c);
-	if (ms) {
-		memstats_line(ms, c, c->seconds);
-		fclose(ms);
+	if (c->memstats) {
+		memstats_line(c->memstats, c, c->seconds);
+		fclose(c->memstats);
+		c->memstats = NULL;
 	}
 	return err;
 }
 
-void capture_close(struct capture *c)
+int capture_run(struct capture *c, const struct capture_cfg *o,
+		struct progress *pg)
 {
+	int err = capture_start(c, o, pg);
+
+	if (!err)
+		err = capture_loop(c);
+	if (c->skel && c->start) {
+		int e = capture_finish(c);
+
+		err = err ? err : e;
+	}
+	return err;
+}
+
+bool capture_empty(const struct capture *c)
+{
+	return !c->agg.n;
+}
+
+bool capture_cmd_status(const struct capture *c, int *status)
+{
+	if (c->cmd_done)
+		*status = c->cmd_status;
+	return c->cmd_done;
+}
+
+void capture_free(struct capture *c)
+{
+	if (!c)
+		return;
+	if (c->ender) {
+		ender_stop(c->ender);
+		free(c->ender);
+	}
+	if (c->memstats)
+		fclose(c->memstats);
 	c->stacks.forget = NULL;	/* the kernel side is gone */
 	c->stacks.freed = NULL;
 	ring_buffer__free(c->rb);
@@ -967,7 +1127,7 @@ void capture_close(struct capture *c)
 	stacks_free(&c->stacks);
 	agg_free(&c->agg);
 	agg_free(&c->pending);
-	memset(c, 0, sizeof(*c));
+	free(c);
 }
 
 void capture_report_losses(const struct capture *c)
@@ -1055,8 +1215,9 @@ void capture_report_unwind(const struct capture *c)
 			st->over_maps, OW_UMAPS);
 }
 
-void capture_report_empty(const struct capture *c, const struct capture_opts *o)
+void capture_report_empty(const struct capture *c)
 {
+	const struct capture_cfg *o = &c->cfg;
 	char filters[256] = "", *f = filters;
 	size_t room = sizeof(filters);
 	int n;

@@ -11,7 +11,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
-#include "capture.h"
+#include "engine.h"
 #include "memstats.h"
 
 /* A field of /proc/self/status in kB, or 0. */

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fold.h"
+#include "engine.h"
 #include "output.h"
 #include "common/util.h"
 #include "export/export.h"

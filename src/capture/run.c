@@ -17,9 +17,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <linux/types.h>
 #include "capture.h"
 #include "cli.h"
+#include "offwake.h"
 #include "output.h"
+#include "symbols/procmaps.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -48,7 +51,8 @@ static void end_on_hangup(void)
  * 2147483647 took 16 GiB of kernel memory without a word.  A quarter of
  * the RAM at most for each; the message says what it would need.
  */
-static int check_memory(const struct capture_opts *o)
+static int check_memory(const struct capture_opts *o,
+			const struct capture_cfg *cfg)
 {
 	uint64_t slots = 1, ram, need, rb;
 	uint32_t backlog;
@@ -66,7 +70,7 @@ static int check_memory(const struct capture_opts *o)
 		       (unsigned long long)slots, ram / 1073741824.0);
 		return -1;
 	}
-	capture_buffer_sizes(o, &rb, &backlog);
+	capture_buffer_sizes(cfg, &rb, &backlog);
 	need = rb + (uint64_t)backlog * sizeof(struct ow_stack);
 	if ((o->ringbuf_mb || o->stack_backlog) && need > ram / 4) {
 		ow_err("--ring-buffer-size %llu, --backlog %u: %.1f GiB of kernel memory at most (a ring buffer of %llu MB and %u stacks of %zu bytes), more than a quarter of this machine's %.1f GiB",
@@ -134,11 +138,62 @@ static int start_cmd(struct capture_opts *o)
 /* The exit status after -- CMD: CMD's when it failed, else the capture's. */
 static int cmd_exit(const struct capture *c, int r)
 {
-	if (r || !c->cmd_done)
+	int st;
+
+	if (r || !capture_cmd_status(c, &st))
 		return r;
-	if (WIFEXITED(c->cmd_status))
-		return WEXITSTATUS(c->cmd_status);
-	return WIFSIGNALED(c->cmd_status) ? 128 + WTERMSIG(c->cmd_status) : r;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : r;
+}
+
+/* What the engine is to do, from the command line and what its output
+ * needs. */
+static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
+{
+	*e = (struct capture_cfg){
+		.threads = o->threads, .ids = o->ids, .nids = o->nids,
+		.follow = o->follow || o->cmd, .group = o->group,
+		.cmd_pid = o->cmd ? o->cmd_pid : 0, .cmd_go = o->cmd_go,
+		.user_stacks_only = o->user_stacks_only,
+		.kernel_stacks_only = o->kernel_stacks_only,
+		.stack_storage_size = o->stack_storage_size,
+		.min_block_us = o->min_block_us, .max_block_us = o->max_block_us,
+		.has_state = o->has_state, .state = o->state,
+		.duration = o->duration, .unwind = o->unwind,
+		.unwind_mb = o->unwind_mb, .chain_depth = o->chain_depth,
+		.chain_max_age_us = o->chain_max_age_us,
+		.ringbuf_mb = o->ringbuf_mb, .stack_backlog = o->stack_backlog,
+		.merge = OW_OUT_STACK_SET(o->output),
+		.locs = o->output == OW_OUT_PPROF,
+	};
+}
+
+/*
+ * OFFWAKE_SNAPSHOT=FILE (a test setting, until a live view uses the
+ * snapshot call): every second, the output as it would be now, written
+ * atomically to FILE while the capture goes on.
+ */
+struct snap {
+	const char *path;
+	const struct capture_opts *o;
+};
+
+static int write_snapshot(struct capture *c, void *ctx)
+{
+	struct snap *sn = ctx;
+	struct output out;
+
+	if (output_open(&out, sn->path))
+		return 0;	/* said; the capture goes on */
+	output_write(&out, c, sn->o);
+	return 0;
+}
+
+static int snapshot_job(struct capture *c, void *ctx)
+{
+	capture_snapshot(c, write_snapshot, ctx);
+	return 0;
 }
 
 static int check_ids(const struct capture_opts *o)
@@ -179,12 +234,15 @@ static void report_exited(const struct capture_opts *o)
 
 int capture_main(struct capture_opts *o)
 {
+	struct snap sn = { getenv("OFFWAKE_SNAPSHOT"), o };
+	struct capture_cfg cfg;
 	struct progress *pg;
 	struct output out;
-	struct capture c;
+	struct capture *c;
 	int r;
 
-	if (check_ids(o) || check_memory(o))
+	engine_cfg(o, &cfg);
+	if (check_ids(o) || check_memory(o, &cfg))
 		return OW_EXIT_USAGE;
 	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
 	 * a long capture whose data would be lost */
@@ -192,31 +250,36 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
-	if (o->cmd && start_cmd(o)) {
+	c = capture_new();
+	if (!c || (o->cmd && start_cmd(o))) {
 		output_discard(&out);
+		capture_free(c);
 		return OW_EXIT_FAIL;
 	}
+	engine_cfg(o, &cfg);	/* with CMD's pid */
+	if (sn.path && *sn.path)
+		capture_every(c, 1.0, snapshot_job, &sn);
 	end_on_hangup();
 	pg = progress_start(o->quiet);
-	if (capture_run(&c, o, pg)) {
+	if (capture_run(c, &cfg, pg)) {
 		progress_stop(pg);
 		output_discard(&out);
-		capture_close(&c);
+		capture_free(c);
 		return OW_EXIT_FAIL;
 	}
 	progress_phase(pg, "writing the output");
-	if (!c.agg.n)
-		capture_report_empty(&c, o);
-	r = output_write(&out, &c, o);
+	if (capture_empty(c))
+		capture_report_empty(c);
+	r = output_write(&out, c, o);
 	progress_stop(pg);
 	if (!out.broken_pipe) {
-		capture_report_losses(&c);
+		capture_report_losses(c);
 		if (!o->quiet)
-			capture_report_unwind(&c);
+			capture_report_unwind(c);
 		if (!o->cmd)
 			report_exited(o);
 	}
-	r = cmd_exit(&c, r);	/* before capture_close() clears c */
-	capture_close(&c);
+	r = cmd_exit(c, r);	/* before capture_free() */
+	capture_free(c);
 	return r;
 }

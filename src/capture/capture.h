@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include "agg.h"
-#include "cfi.h"
+#include "unwind/native_maps.h"
 #include "cli.h"
 #include "fold.h"
 #include "symbols/procmaps.h"

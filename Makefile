@@ -120,8 +120,9 @@ test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
-UW_SRC := src/symbols/unwind.c src/common/util.c
-UW_DEP := $(UW_SRC) src/symbols/unwind.h src/common/util.h bpf/offwake.h
+UW_SRC := src/unwind/native_tables.c src/common/util.c
+UW_DEP := $(UW_SRC) src/unwind/native_tables.h src/common/util.h \
+	  bpf/unwind_native.h
 $(OUT)/tests_src/uwdump: tests/tools/uwdump.c $(UW_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf $(LDFLAGS) $< $(UW_SRC) -o $@ -ldw -lelf
@@ -134,9 +135,10 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP
 # archive of their objects.  t_cap_cfi gets a fake umaps map in place of
 # libbpf's map calls, t_cap_fold a kallsyms of its own (ld --wrap).
 CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
-	capture/fold.o capture/locs.o capture/cfi.o common/htab.o common/util.o \
-	common/privs.o symbols/ksyms.o symbols/procmaps.o symbols/usyms.o \
-	symbols/perfmap.o symbols/demangle.o symbols/unwind.o)
+	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
+	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
+	symbols/usyms.o symbols/perfmap.o symbols/demangle.o \
+	unwind/native_tables.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^

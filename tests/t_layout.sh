@@ -3,9 +3,9 @@
 # t_layout.sh - the layering the README describes, checked on the sources:
 # base/ includes only base/; render/ includes nothing of src/ or bpf/
 # (base/ only); src/ sees the renderer only through render/fg.h; src/'s
-# folders depend one way (capture -> symbols -> common; reports -> common;
-# capture and reports -> export -> common; all may use base/); and
-# librender.a links alone (no symbol it needs comes from src/).
+# folders depend one way (capture -> unwind -> symbols -> common; reports
+# -> common; capture and reports -> export -> common; all may use base/);
+# and librender.a links alone (no symbol it needs comes from src/).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 
@@ -49,14 +49,15 @@ allowed() {
 	case $1 in
 	common) echo "common base" ;;
 	symbols) echo "symbols common base" ;;
-	capture) echo "capture symbols export common base" ;;
+	unwind) echo "unwind symbols common base" ;;
+	capture) echo "capture unwind symbols export common base" ;;
 	reports) echo "reports export common base" ;;
 	export) echo "export common base" ;;
 	*) echo "" ;;
 	esac
 }
 bad=""
-for d in common symbols capture reports export; do
+for d in common symbols unwind capture reports export; do
 	for f in src/$d/*.[ch]; do
 		[ -f "$f" ] || continue
 		for i in $(incs "$f"); do

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# t_unwind_tables.sh - the unwind tables of src/symbols/unwind.c against
-# readelf's own interpretation of the same CFI (--debug-dump=frames-interp),
-# row by row (tests/unwind/readelf_cmp.awk): the fixture
-# tests/unwind/chain.c built -O2 -fomit-frame-pointer (with .eh_frame, and
-# with .debug_frame only), libc, ld.so, and the distribution binaries
-# redis-server and python3 when installed.  Also: how long a table takes
-# to build, for the biggest of them.
+# t_unwind_tables.sh - the unwind tables of src/unwind/native_tables.c
+# against readelf's own interpretation of the same CFI
+# (--debug-dump=frames-interp), row by row (tests/unwind/readelf_cmp.awk):
+# the fixture tests/unwind/chain.c built -O2 -fomit-frame-pointer (with
+# .eh_frame, and with .debug_frame only), libc, ld.so, and the
+# distribution binaries redis-server and python3 when installed.  Also:
+# how long a table takes to build, for the biggest of them.
 # Environment: UWDUMP (the dump tool; default the one `make test-bin`
 # built next to UNIT_DIR, else compiled here).
 . "$(dirname "$0")/lib.sh"
@@ -19,12 +19,12 @@ fi
 
 unit_dir=${UNIT_DIR:-build/tests}
 UWDUMP=${UWDUMP:-$(dirname "$unit_dir")/tests_src/uwdump}
-newer=$(find src/symbols/unwind.[ch] tests/tools/uwdump.c bpf/offwake.h \
-	-newer "$UWDUMP" 2> /dev/null | head -1)
+newer=$(find src/unwind/native_tables.[ch] tests/tools/uwdump.c \
+	bpf/unwind_native.h -newer "$UWDUMP" 2> /dev/null | head -1)
 if [ ! -x "$UWDUMP" ] || [ -n "$newer" ]; then
 	UWDUMP=$TMPD/uwdump
 	if ! cc -O2 -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -o "$UWDUMP" tests/tools/uwdump.c \
-		src/symbols/unwind.c src/common/util.c -ldw -lelf 2> "$TMPD/cc.err"; then
+		src/unwind/native_tables.c src/common/util.c -ldw -lelf 2> "$TMPD/cc.err"; then
 		fail "unwind tables" "cannot build tests/tools/uwdump.c: $(head -c 300 "$TMPD/cc.err")"
 		exit 0
 	fi

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "agg.h"
 #include "capture_cfg.h"
-#include "cfi.h"
+#include "unwind/native_maps.h"
 #include "fold.h"
 #include "symbols/procmaps.h"
 #include "stackstore.h"

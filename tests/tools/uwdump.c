@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * uwdump.c - print the unwind table src/symbols/unwind.c builds for ELF
- * files, for tests/t_unwind_tables.sh (which compares it with readelf's
+ * uwdump.c - print the unwind table src/unwind/native_tables.c builds for
+ * ELF files, for tests/t_unwind_tables.sh (which compares it with readelf's
  * interpretation of the same CFI) and for people.
  *
  * Usage: uwdump FILE          one line "# base=... nrows=... ..." then one
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "symbols/unwind.h"
+#include "unwind/native_tables.h"
 
 static void rule_str(const struct ow_urow *r, char *buf, size_t len)
 {

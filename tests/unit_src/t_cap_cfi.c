@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * t_cap_cfi.c - unit tests of the capture's unwind table upload
- * (src/capture/cfi.c) without root: the rows "map" is a plain array,
- * and the umaps map is a fake one in this file (libbpf's map calls are
- * wrapped at link time: creating a real BPF map needs privileges).  The
+ * (src/unwind/native_maps.c) without root: the rows "map" is a plain
+ * array, and the umaps map is a fake one in this file (libbpf's map calls
+ * are wrapped at link time: creating a real BPF map needs privileges).  The
  * processes are this program and children forked from it, so their
  * files are real.  Covers each file's rows being its table (as
- * symbols/unwind.c builds it), a mapping's adj turning an address into
+ * native_tables.c builds it), a mapping's adj turning an address into
  * the ELF address the rows use, the per-process entry and its copy at
  * fork, a table that does not fit, and the lifetime: processes gone are
  * deleted from the map and their files' rows returned, so the same
@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/types.h>
-#include "capture/cfi.h"
+#include "unwind/native_maps.h"
 #include "offwake.h"
-#include "symbols/unwind.h"
+#include "unwind/native_tables.h"
 #include "check.h"
 
 #define UMAPS_FD	4242	/* not a descriptor: only the fake map takes it */
@@ -299,7 +299,8 @@ int main(void)
 	size_t need;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	elf_version(EV_CURRENT);	/* cfi.c reads ELF files, as usyms_new() */
+	elf_version(EV_CURRENT);	/* native_maps.c reads ELF files, as
+					 * usyms_new() */
 	if (!rows)
 		return 1;
 	need = test_self(rows);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * t_unwind.c - unit tests of the unwind table builder (src/symbols/unwind.c)
- * on real files: the fixture tests/unwind/chain.c compiled here -O2
+ * t_unwind.c - unit tests of the unwind table builder
+ * (src/unwind/native_tables.c) on real files: the fixture tests/unwind/chain.c compiled here -O2
  * -fomit-frame-pointer (frame shapes at known functions, its PLT), the
  * same with .debug_frame only and compressed, libc's signal trampoline
  * (found as the kernel sees it, sa_restorer), this program's _start, the
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "symbols/unwind.h"
+#include "unwind/native_tables.h"
 #include "check.h"
 
 static char tmp[] = "/tmp/t_unwind.XXXXXX";

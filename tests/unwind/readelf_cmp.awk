@@ -10,8 +10,8 @@
 # --debug-dump=frames-interp FILE`.  For each row readelf prints (and for
 # an FDE without instructions, its CIE's initial row at the FDE's start)
 # the rule we must have there is derived from readelf's columns (CFA,
-# ra, rbp) as src/symbols/unwind.c documents; our row at that address
-# (the last with pc <= address) must say the same.  Each FDE's end that
+# ra, rbp) as src/unwind/native_tables.c documents; our row at that
+# address (the last with pc <= address) must say the same.  Each FDE's end that
 # no FDE starts at must be "none".  .debug_frame FDEs that start where an
 # .eh_frame FDE starts are not ours to follow and are not compared.
 # Prints "rows=N fdes=N mismatches=N" and the first mismatches.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * cfi.c - the unwind tables of the traced processes, in the BPF maps the
- * kernel side's CFI walker reads (bpf/offwake.bpf.c, uw_step()).
+ * native_maps.c - the unwind tables of the traced processes, in the BPF
+ * maps the kernel side's CFI walker reads (bpf/unwind_native.bpf.h,
+ * uw_step()).
  *
  * Files: each executable file a traced process maps gets its table once
- * (symbols/unwind.c compiles its CFI), kept by device and inode and shared
+ * (native_tables.c compiles its CFI), kept by device and inode and shared
  * by every process mapping it.  Its rows go into one range of the rows
  * map, an array mapped into our memory (written with memcpy, no syscall
  * per row); ranges are given first fit and returned when a file has been
@@ -32,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
-#include "cfi.h"
-#include "offwake.h"
+#include "native_maps.h"
+#include "native_tables.h"
+#include "unwind_native.h"
 #include "common/htab.h"
 #include "common/util.h"
-#include "symbols/unwind.h"
 
 #define RELEARN_PER_SWEEP	16	/* live processes whose maps are read
 					 * again at each sweep (dlopen) */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cfi.h - the unwind tables of the traced processes, kept in the BPF maps
- * the kernel side's CFI walker reads (--unwind=auto|cfi).
+ * native_maps.h - the unwind tables of the traced processes, kept in the
+ * BPF maps the kernel side's CFI walker reads (--unwind=auto|cfi).
  */
-#ifndef OW_CFI_H
-#define OW_CFI_H
+#ifndef OW_NATIVE_MAPS_H
+#define OW_NATIVE_MAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * unwind.c - an ELF file's call frame information compiled into the rows
- * the BPF walker follows (struct ow_urow, bpf/offwake.h).
+ * native_tables.c - an ELF file's call frame information compiled into
+ * the rows the BPF walker follows (struct ow_urow, bpf/unwind_native.h).
  *
  * The FDEs are enumerated from the sections themselves (dwarf_next_cfi on
  * .eh_frame and .debug_frame; the initial location decoded with the CIE's
@@ -39,7 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "unwind.h"
+#include "native_tables.h"
 #include "common/util.h"
 
 /*

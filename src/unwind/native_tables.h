@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * unwind.h - unwind tables from an ELF file's call frame information
+ * native_tables.h - unwind tables from an ELF file's call frame information
  * (.eh_frame, and .debug_frame when present; read with elfutils' libdw),
  * compiled into the compact rows the BPF walker follows (struct ow_urow,
- * bpf/offwake.h): for each address range, where the CFA is, where the
+ * bpf/unwind_native.h): for each address range, where the CFA is, where the
  * return address and the saved rbp are.  One table per file, made once.
  *
  * For the walker: a frame above the first is looked up at its return
@@ -14,13 +14,13 @@
  * Every FDE's end that no FDE starts at has an OW_CFA_NONE row, and the
  * last row of a table is always OW_CFA_NONE.
  */
-#ifndef OW_UNWIND_H
-#define OW_UNWIND_H
+#ifndef OW_NATIVE_TABLES_H
+#define OW_NATIVE_TABLES_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "offwake.h"
+#include "unwind_native.h"
 
 /*
  * Row pcs are ELF virtual addresses minus base.  base is 0 when every

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: (Apache-2.0 OR GPL-2.0-only) */
+/*
+ * unwind_native.bpf.h - the native code unwinder: a task's user stack
+ * walked by the CFI tables user space puts in the rows and umaps maps
+ * (src/unwind/native_maps.c, built by src/unwind/native_tables.c; the
+ * records in unwind_native.h), with frames by frame pointers where no
+ * table covers the pc (--unwind=auto) or for every frame (--unwind=fp).
+ *
+ * It knows nothing of the programs that call it (sched_switch,
+ * sched_waking): uw_user_stack(task, ips) fills ips with the user stack
+ * of task, which must be the current task (its memory is read with
+ * bpf_probe_read_user()), leaf first, and returns its size in bytes, or
+ * -1 for a task it does not handle (32-bit, another architecture: the
+ * caller falls back to bpf_get_stack()).  The next unwinder (an
+ * interpreter's: CPython) goes beside it, in a header of its own.
+ *
+ * The includer provides vmlinux_min.h, the bpf/ helpers' headers and
+ * offwake.h, and the two functions declared below: count() (a per-CPU
+ * counter) and send_event() (a record for user space: here, to ask for a
+ * process's tables).
+ */
+#ifndef UNWIND_NATIVE_BPF_H
+#define UNWIND_NATIVE_BPF_H
+
+static __always_inline void count(void *map, __u32 idx);
+static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid);
+
+/* Set by user space before load: enum below. */
+const volatile __u32 unwind_mode = 0;
+
+/* --unwind: frame pointers only; CFI tables where a process has them and
+ * frame pointers elsewhere; CFI tables only. */
+enum { UNWIND_FP, UNWIND_AUTO, UNWIND_CFI };
+
+/* CFI unwind rows of every table (unwind_native.h); sized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ow_urow);
+} rows SEC(".maps");
+
+/* A process's mappings that have tables (key: tgid). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ow_umaps);
+} umaps SEC(".maps");
+
+/* When each process without tables last asked for them (ns): once a
+ * second at most (a process with no CFI at all keeps having none). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} asked SEC(".maps");
+
+/*
+ * The rows found for the last pcs walked, per CPU (direct-mapped by pc and
+ * tgid): stacks repeat, and a hit saves both binary searches (about 15
+ * cache misses in a large table).  An entry is valid for the process's
+ * umaps entry it was found with (gen).
+ */
+#define UW_CACHE	1024
+struct uw_cached {
+	__u64 pc;		/* the address looked up */
+	__u32 tgid;
+	__u32 gen;
+	struct ow_urow row;
+};
+struct uw_cache {
+	struct uw_cached e[UW_CACHE];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_cache);
+} uw_cache SEC(".maps");
+
+/* How user stacks were walked (enum ow_unwind_stat), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OW_UW_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} unwind_stats SEC(".maps");
+
+#ifdef __TARGET_ARCH_x86
+#define USER_CS		0x33		/* 64-bit user code segment */
+#define STACK_SPAN	(64 << 20)	/* frames this far above sp at most */
+
+/*
+ * The current task's user stack by its frame pointers, as the kernel's
+ * perf_callchain_user() walks it (the interrupted ip, then the return
+ * address of each frame), into ips; returns its size in bytes, or -1 for
+ * a task this does not handle (32-bit).  Unlike the kernel, it stops at
+ * a frame pointer that cannot be one: not above the previous frame, or
+ * not within STACK_SPAN of the stack pointer (code built without frame
+ * pointers leaves anything there).  The kernel would read on and fault,
+ * which costs more than the rest of the walk (about 0.4 us here), or
+ * return frames of garbage.
+ */
+static __always_inline long user_stack_fp(struct task_struct *task,
+					  __u64 *ips)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 sp, bp, low, frame[2];
+	__u32 i;
+
+	if (BPF_CORE_READ(regs, cs) != USER_CS)
+		return -1;
+	sp = BPF_CORE_READ(regs, sp);
+	bp = BPF_CORE_READ(regs, bp);
+	ips[0] = BPF_CORE_READ(regs, ip);
+	low = sp;
+	for (i = 1; i < OW_MAX_STACK_DEPTH; i++) {
+		if (bp < low || bp - sp >= STACK_SPAN ||
+		    bpf_probe_read_user(frame, sizeof(frame), (void *)bp))
+			break;
+		ips[i] = frame[1];
+		low = bp + sizeof(frame);
+		bp = frame[0];
+	}
+	return i * sizeof(__u64);
+}
+
+/*
+ * The CFI walk (--unwind=auto|cfi): one frame per bpf_loop() step.  For
+ * the frame's pc, the process's mapping (binary search in its umaps
+ * entry) gives its table, the table's rows (binary search in the rows
+ * array) the rule: where the CFA is, and from it the return address
+ * (CFA - 8) and the caller's rbp.  A return address is looked up one
+ * byte back (the call may be a function's last instruction); an
+ * interrupted pc (the first frame, or one a signal frame restores) as it
+ * is.  Where no table covers the pc, --unwind=auto takes one frame by rbp
+ * as user_stack_fp() does.  The walk ends honestly: at the outermost
+ * frame (return address undefined), or where it cannot go on (counted by
+ * cause in unwind_stats); never with a guessed frame.
+ */
+#define UW_ROW_STEPS	24	/* tables of up to 2^24 rows */
+#define UW_MAP_STEPS	8	/* log2(OW_UMAPS) + 1 */
+#define UW_SIGCONTEXT_RBP	80	/* struct sigcontext_64 */
+#define UW_SIGCONTEXT_RSP	120
+#define UW_SIGCONTEXT_RIP	128
+
+struct uw_walk {
+	__u64 *ips;
+	struct ow_umaps *um;	/* NULL: the process has no tables */
+	struct uw_cache *cache;	/* this CPU's */
+	__u32 tgid;
+	__u64 ip, sp, bp;
+	__u64 low;		/* the frame-pointer walk's lower bound */
+	__u32 n;		/* frames in ips */
+	__u8 exact;		/* ip is an interrupted pc, not a return address */
+	__u8 cfi, fp;		/* frames found by each method */
+	__u8 stop;		/* enum ow_unwind_stat, or OW_UW_NR: none yet */
+};
+
+/*
+ * The two searches are global functions: the verifier checks each once,
+ * on its own, instead of every path through them at every call (which
+ * multiplies with each binary search step and exceeds its limits).
+ */
+
+/* The index of the mapping of um containing ip, or -1. */
+__noinline int uw_map(const struct ow_umaps *um, __u64 ip)
+{
+	__u32 lo = 0, hi, mid;
+
+	if (!um)
+		return -1;
+	hi = um->n;
+	if (hi > OW_UMAPS)
+		hi = OW_UMAPS;
+	for (int k = 0; k < UW_MAP_STEPS && lo < hi; k++) {
+		mid = lo + (hi - lo) / 2;
+		if (um->m[mid & (OW_UMAPS - 1)].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || ip >= um->m[(lo - 1) & (OW_UMAPS - 1)].end)
+		return -1;
+	return lo - 1;
+}
+
+/* The index in rows of the last of rows[first .. first + n) whose pc is
+ * <= pc, or -1. */
+__noinline int uw_row(__u32 first, __u32 n, __u32 pc)
+{
+	__u32 lo = 0, hi = n, mid, idx;
+	const struct ow_urow *r;
+
+	for (int k = 0; k < UW_ROW_STEPS && lo < hi; k++) {
+		mid = lo + (hi - lo) / 2;
+		idx = first + mid;
+		r = bpf_map_lookup_elem(&rows, &idx);
+		if (!r)
+			return -1;
+		if (r->pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (int)(first + lo - 1) : -1;
+}
+
+/* Ask user space for tgid's tables (see asked). */
+static __always_inline void ask_tables(__u32 tgid)
+{
+	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&asked, &tgid);
+
+	if (last && now - *last < 1000000000ULL)
+		return;
+	bpf_map_update_elem(&asked, &tgid, &now, BPF_ANY);
+	send_event(OW_EV_TABLES, tgid, 0);
+}
+
+/* One frame by rbp (no table here); 1: the walk stops. */
+static __always_inline int uw_step_fp(struct uw_walk *w)
+{
+	__u64 frame[2];
+
+	if (unwind_mode == UNWIND_CFI) {
+		w->stop = OW_UW_STOP_NOTABLE;
+		return 1;
+	}
+	if (w->bp < w->low || w->bp - w->sp >= STACK_SPAN ||
+	    bpf_probe_read_user(frame, sizeof(frame), (void *)w->bp)) {
+		w->stop = OW_UW_STOP_NOTABLE;
+		return 1;
+	}
+	w->ip = frame[1];
+	w->sp = w->bp + sizeof(frame);
+	w->low = w->sp;
+	w->bp = frame[0];
+	w->exact = 0;
+	w->fp = 1;
+	return 0;
+}
+
+static int uw_step(__u32 i, void *ctx)
+{
+	struct uw_walk *w = ctx;
+	const struct ow_umap *m;
+	const struct ow_urow *r = 0;
+	struct uw_cached *ce = 0;
+	__u64 cfa, ra, regs[3], pc;
+	__u32 n = w->n, idx;
+	int k;
+
+	if (n >= OW_MAX_STACK_DEPTH) {
+		w->stop = OW_UW_STOP_DEPTH;
+		return 1;
+	}
+	if (w->ip < 4096) {		/* a null return address: the end */
+		w->stop = OW_UW_END;
+		return 1;
+	}
+	w->ips[n] = w->ip;
+	w->n = n + 1;
+	pc = w->ip - !w->exact;
+	if (w->um && w->cache) {
+		idx = (__u32)(pc ^ (pc >> 11) ^ (w->tgid * 0x9e3779b1U));
+		ce = &w->cache->e[idx & (UW_CACHE - 1)];
+		if (ce->pc == pc && ce->tgid == w->tgid && ce->gen == w->um->gen)
+			r = &ce->row;
+	}
+	k = !r && w->um ? uw_map(w->um, w->ip) : -1;
+	if (!r && w->um && k < 0)
+		ask_tables(w->tgid);	/* a library loaded since (dlopen)? */
+	if (k >= 0) {
+		barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask
+					 * is the bound the verifier sees */
+		m = &w->um->m[k & (OW_UMAPS - 1)];
+		k = uw_row(m->first, m->nrows, (__u32)(pc - m->adj));
+		idx = k;
+		if (k >= 0)
+			r = bpf_map_lookup_elem(&rows, &idx);
+		if (r && ce) {
+			ce->pc = pc;
+			ce->tgid = w->tgid;
+			ce->gen = w->um->gen;
+			ce->row = *r;
+		}
+	}
+	if (!r || r->cfa == OW_CFA_NONE) {
+		if (r && unwind_mode == UNWIND_CFI) {
+			w->stop = OW_UW_STOP_RULE;
+			return 1;
+		}
+		return uw_step_fp(w);
+	}
+	w->cfi = 1;
+	switch (r->cfa) {
+	case OW_CFA_RSP:
+		cfa = w->sp + r->off;
+		break;
+	case OW_CFA_RSP_X8:
+		cfa = w->sp + 8 * (__s64)r->off;
+		break;
+	case OW_CFA_RBP:
+		cfa = w->bp + r->off;
+		break;
+	case OW_CFA_PLT:
+		cfa = w->sp + 8 + ((w->ip & 15) >= (__u64)r->off ? 8 : 0);
+		break;
+	case OW_CFA_END:
+		w->stop = OW_UW_END;
+		return 1;
+	case OW_CFA_SIGNAL:
+		/* the interrupted registers, saved in the sigcontext */
+		cfa = w->sp + r->off;
+		if (bpf_probe_read_user(&regs[0], 8, (void *)(cfa + UW_SIGCONTEXT_RBP)) ||
+		    bpf_probe_read_user(&regs[1], 8, (void *)(cfa + UW_SIGCONTEXT_RSP)) ||
+		    bpf_probe_read_user(&regs[2], 8, (void *)(cfa + UW_SIGCONTEXT_RIP))) {
+			w->stop = OW_UW_STOP_READ;
+			return 1;
+		}
+		w->bp = regs[0];
+		w->sp = w->low = regs[1];
+		w->ip = regs[2];
+		w->exact = 1;
+		return 0;
+	default:
+		w->stop = OW_UW_STOP_RULE;
+		return 1;
+	}
+	if (cfa <= w->sp || cfa - w->sp >= STACK_SPAN) {
+		w->stop = OW_UW_STOP_BAD;
+		return 1;
+	}
+	/* rbp pushed first (CFA - 16, beside the return address) is the
+	 * common case of code with frame pointers: one read for both */
+	if (r->rbp == -2) {
+		if (bpf_probe_read_user(regs, 16, (void *)(cfa - 16))) {
+			w->stop = OW_UW_STOP_READ;
+			return 1;
+		}
+		w->bp = regs[0];
+		ra = regs[1];
+	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) ||
+		   (r->rbp && bpf_probe_read_user(&w->bp, sizeof(w->bp),
+						  (void *)(cfa + 8 * (__s64)r->rbp)))) {
+		w->stop = OW_UW_STOP_READ;
+		return 1;
+	}
+	w->ip = ra;
+	w->sp = w->low = cfa;
+	w->exact = 0;
+	return 0;
+}
+
+/* The current task's user stack by CFI (see uw_step), into ips; its size
+ * in bytes, or -1 for a task this does not handle (32-bit). */
+static __always_inline long user_stack_cfi(struct task_struct *task,
+					   __u64 *ips)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct uw_walk w = {};
+	__u32 tgid = task->tgid, zero = 0;
+
+	if (BPF_CORE_READ(regs, cs) != USER_CS)
+		return -1;
+	w.um = bpf_map_lookup_elem(&umaps, &tgid);
+	if (!w.um)
+		ask_tables(tgid);
+	if (!w.um && unwind_mode == UNWIND_AUTO) {
+		count(&unwind_stats, OW_UW_FP);
+		return user_stack_fp(task, ips);
+	}
+	w.ips = ips;
+	w.tgid = tgid;
+	w.cache = bpf_map_lookup_elem(&uw_cache, &zero);
+	w.ip = BPF_CORE_READ(regs, ip);
+	w.sp = w.low = BPF_CORE_READ(regs, sp);
+	w.bp = BPF_CORE_READ(regs, bp);
+	w.exact = 1;
+	w.stop = OW_UW_NR;
+	bpf_loop(OW_MAX_STACK_DEPTH, uw_step, &w, 0);
+	if (w.stop == OW_UW_NR)
+		w.stop = OW_UW_STOP_DEPTH;
+	count(&unwind_stats, w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP);
+	count(&unwind_stats, w.stop);
+	return w.n * sizeof(__u64);
+}
+#endif
+
+/* The user stack of task (the current task) into ips; its size in bytes,
+ * or -1 for a task this does not handle (see the top of this file). */
+static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips)
+{
+#ifdef __TARGET_ARCH_x86
+	return unwind_mode == UNWIND_FP ? user_stack_fp(task, ips) :
+					  user_stack_cfi(task, ips);
+#else
+	return -1;
+#endif
+}
+
+#endif

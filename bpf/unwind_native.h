@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (Apache-2.0 OR GPL-2.0-only) */
+/*
+ * unwind_native.h - the records the native unwinder's two sides share:
+ * the table rows user space builds (src/unwind/native_tables.c) and puts
+ * in the rows and umaps maps (src/unwind/native_maps.c), which the BPF
+ * walker follows (unwind_native.bpf.h), and its per-CPU counts of how
+ * user stacks were walked.  Included by offwake.h; the includer provides
+ * __u32 and friends, as for offwake.h.
+ */
+#ifndef OW_UNWIND_NATIVE_H
+#define OW_UNWIND_NATIVE_H
+
+/*
+ * CFI unwinding (--unwind).  User space compiles each ELF file's CFI
+ * (.eh_frame, .debug_frame) into rows sorted by pc, one row per address
+ * range with the same rule, and puts them in the rows array map, each
+ * file's table a contiguous range.  The walker finds the last row whose
+ * pc is <= the frame's pc (relative to the table's base: ip - adj).
+ *
+ * Rules (x86_64): CFA = rsp or rbp + off; the return address is at
+ * CFA - 8; rbp is saved at CFA + 8 * rbp when rbp != 0, else unchanged.
+ */
+enum ow_cfa {
+	OW_CFA_NONE = 0,	/* no rule here (a gap between FDEs, or a rule
+				 * we do not follow): fall back to rbp */
+	OW_CFA_RSP = 1,		/* CFA = rsp + off */
+	OW_CFA_RBP = 2,		/* CFA = rbp + off */
+	OW_CFA_PLT = 3,		/* PLT entry: CFA = rsp + 8, + 8 more when
+				 * (ip & 15) >= off (off is 10 or 11) */
+	OW_CFA_END = 4,		/* return address undefined: the outermost
+				 * frame (_start, a thread's start) */
+	OW_CFA_SIGNAL = 5,	/* signal trampoline (__restore_rt): the
+				 * interrupted registers are in the
+				 * sigcontext at rsp + off */
+	OW_CFA_RSP_X8 = 6,	/* CFA = rsp + 8 * off (offsets above 32767) */
+};
+
+struct ow_urow {
+	__u32 pc;		/* start of the range, from the table's base */
+	__u8 cfa;		/* enum ow_cfa */
+	__s8 rbp;		/* rbp saved at CFA + 8 * rbp; 0: unchanged */
+	__s16 off;
+};
+
+/*
+ * A process's executable mappings that have a table, sorted by start, in
+ * the umaps map (key: tgid).  ip in [start, end) uses rows[first ..
+ * first + nrows) with pc = ip - adj.
+ */
+#define OW_UMAPS	128
+struct ow_umap {
+	__u64 start, end;
+	__u64 adj;
+	__u32 first, nrows;
+};
+
+struct ow_umaps {
+	__u32 n;
+	__u32 gen;		/* changes with every write of the entry */
+	struct ow_umap m[OW_UMAPS];
+};
+
+/* How user stacks were walked, and why CFI walks stopped (per-CPU array). */
+enum ow_unwind_stat {
+	OW_UW_CFI,		/* walked by CFI tables only */
+	OW_UW_MIXED,		/* CFI, with frames by rbp where no table */
+	OW_UW_FP,		/* by frame pointers only (no table at all) */
+	OW_UW_END,		/* CFI walk reached the outermost frame */
+	OW_UW_STOP_NOTABLE,	/* stopped: no table and no frame pointer */
+	OW_UW_STOP_READ,	/* stopped: stack memory not readable */
+	OW_UW_STOP_RULE,	/* stopped: a rule we cannot follow */
+	OW_UW_STOP_DEPTH,	/* stopped: OW_MAX_STACK_DEPTH frames */
+	OW_UW_STOP_BAD,		/* stopped: the CFA did not move up */
+	OW_UW_NR,
+};
+
+#endif

@@ -120,7 +120,41 @@ struct ow_event {
 	__u32 zero;
 };
 
-/* A stack's addresses, leaf first; only the first nr are sent. */
+/*
+ * Typed frames.  A stack record's entries are frames of a kind: a new kind
+ * of code (an interpreter's frames beside the native ones) is a new kind,
+ * not a new stack format.  Kernel stacks hold kernel frames only (kernel
+ * addresses, untagged).  A user stack's entry carries its kind in the top
+ * byte and its value below: OW_FRAME_NATIVE is 0, so a native frame is its
+ * address as it is (user addresses are below 2^56).  User space names each
+ * frame through the resolver of its kind (src/capture/fold.c's namers[]);
+ * JIT code is native machine code to the kernel, told apart there (perf
+ * maps).  Markers are frames that name a fact, not code (their value is an
+ * enum ow_marker).
+ */
+enum ow_frame_kind {
+	OW_FRAME_NATIVE = 0,	/* machine code of an ELF file or a JIT */
+	OW_FRAME_KERNEL = 1,	/* (kernel stacks: never tagged) */
+	OW_FRAME_JIT = 2,	/* (resolved in user space) */
+	OW_FRAME_INTERP = 3,	/* an interpreter's frame */
+	OW_FRAME_MARKER = 4,	/* value: enum ow_marker */
+	OW_FRAME_KINDS,
+};
+
+enum ow_marker {
+	OW_MARK_HARDIRQ,	/* [hardirq] */
+	OW_MARK_SOFTIRQ,	/* [softirq] */
+	OW_MARK_NMI,		/* [nmi] */
+	OW_MARK_TRUNCATED,	/* [truncated]: the depth limit cut the stack */
+	OW_MARK_NR,
+};
+
+#define OW_FRAME_SHIFT		56
+#define OW_FRAME(kind, value)	(((__u64)(kind) << OW_FRAME_SHIFT) | (value))
+#define OW_FRAME_KIND(entry)	((__u32)((entry) >> OW_FRAME_SHIFT))
+#define OW_FRAME_VALUE(entry)	((entry) & ((1ULL << OW_FRAME_SHIFT) - 1))
+
+/* A stack's frames, leaf first; only the first nr are sent. */
 struct ow_stack {
 	__u32 type;		/* OW_EV_STACK */
 	__u32 nr;

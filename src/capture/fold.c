@@ -84,15 +84,25 @@ static const struct symstack lost_user = {
 	.n = 1, .f = { { "[Lost User Stack: backlog full]", 31 } },
 };
 
+/* The names of marker frames (enum ow_marker). */
+static const char *const marker_names[OW_MARK_NR] = {
+	[OW_MARK_HARDIRQ] = "[hardirq]",
+	[OW_MARK_SOFTIRQ] = "[softirq]",
+	[OW_MARK_NMI] = "[nmi]",
+	[OW_MARK_TRUNCATED] = "[truncated]",
+};
+
+/* A waker's kernel frame that says the wakeup ran in interrupt context. */
 static const struct {
-	const char *prefix, *frame;
+	const char *prefix;
+	enum ow_marker mark;
 } irq_entries[] = {
-	{ "handle_softirqs", "[softirq]" }, { "__do_softirq", "[softirq]" },
-	{ "asm_sysvec_", "[hardirq]" }, { "sysvec_", "[hardirq]" },
-	{ "__sysvec_", "[hardirq]" }, { "asm_common_interrupt", "[hardirq]" },
-	{ "common_interrupt", "[hardirq]" }, { "handle_irq_event", "[hardirq]" },
-	{ "__handle_irq_event", "[hardirq]" }, { "asm_exc_nmi", "[nmi]" },
-	{ "exc_nmi", "[nmi]" }, { "default_do_nmi", "[nmi]" },
+	{ "handle_softirqs", OW_MARK_SOFTIRQ }, { "__do_softirq", OW_MARK_SOFTIRQ },
+	{ "asm_sysvec_", OW_MARK_HARDIRQ }, { "sysvec_", OW_MARK_HARDIRQ },
+	{ "__sysvec_", OW_MARK_HARDIRQ }, { "asm_common_interrupt", OW_MARK_HARDIRQ },
+	{ "common_interrupt", OW_MARK_HARDIRQ }, { "handle_irq_event", OW_MARK_HARDIRQ },
+	{ "__handle_irq_event", OW_MARK_HARDIRQ }, { "asm_exc_nmi", OW_MARK_NMI },
+	{ "exc_nmi", OW_MARK_NMI }, { "default_do_nmi", OW_MARK_NMI },
 };
 
 static const char *const plumbing[] = {
@@ -208,7 +218,7 @@ static const char *irq_frame(const struct symstack *s)
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t j = 0; j < COUNT(irq_entries); j++)
 			if (has_prefix(s->f[i].name, irq_entries[j].prefix))
-				return irq_entries[j].frame;
+				return marker_names[irq_entries[j].mark];
 	return NULL;
 }
 
@@ -329,6 +339,57 @@ static void add_frame(struct symstack *s, const char *name)
 	s->f[s->n++] = (struct symframe){ name, strlen(name) };
 }
 
+/*
+ * Frame resolution by kind (offwake.h's typed frames): one namer per kind
+ * of frame, given where the frame was (its process, that process's
+ * lineage and maps version) and the frame's value.  A new kind of code is
+ * a new row.
+ */
+struct frame_ctx {
+	struct folder *f;
+	uint32_t tgid;
+	struct lineage *ln;	/* the process's lineage, or NULL */
+	uint64_t version;	/* of its maps */
+};
+
+static const char *user_name(struct folder *f, struct lineage *ln,
+			     uint64_t version, uint32_t tgid, uint64_t addr);
+
+static const char *kernel_namer(const struct frame_ctx *x, uint64_t addr)
+{
+	return shown(x->f, ksyms_name(x->f->ks, addr));
+}
+
+/* Native code: the ELF files' symbols, then JIT perf maps (usyms.c). */
+static const char *native_namer(const struct frame_ctx *x, uint64_t addr)
+{
+	return user_name(x->f, x->ln, x->version, x->tgid, addr);
+}
+
+static const char *marker_namer(const struct frame_ctx *x, uint64_t mark)
+{
+	return mark < OW_MARK_NR ? marker_names[mark] : "[unknown marker]";
+}
+
+typedef const char *(*frame_namer)(const struct frame_ctx *x, uint64_t value);
+static const frame_namer namers[OW_FRAME_KINDS] = {
+	[OW_FRAME_NATIVE] = native_namer,
+	[OW_FRAME_KERNEL] = kernel_namer,
+	[OW_FRAME_JIT] = native_namer,
+	[OW_FRAME_MARKER] = marker_namer,
+	/* OW_FRAME_INTERP: none yet (no unwinder produces them) */
+};
+
+/* A frame's name: through its kind's namer. */
+static const char *frame_name(const struct frame_ctx *x, uint64_t entry)
+{
+	uint32_t kind = OW_FRAME_KIND(entry);
+
+	if (kind >= OW_FRAME_KINDS || !namers[kind])
+		return "[unknown frame kind]";
+	return namers[kind](x, OW_FRAME_VALUE(entry));
+}
+
 static struct symstack *kernel_stack(struct folder *f,
 				     const struct rawstack *r, bool waker)
 {
@@ -346,9 +407,11 @@ static struct symstack *kernel_stack(struct folder *f,
 	if (!(s = new_symstack(f, n)))
 		return NULL;
 	for (; i < r->nr; i++) {
+		struct frame_ctx x = { f, 0, NULL, 0 };
+
 		if (f->locs)
 			*loc_of(s, n, s->n) = locs_kernel(&f->loctab, r->ips[i]);
-		add_frame(s, shown(f, ksyms_name(f->ks, r->ips[i])));
+		add_frame(s, namers[OW_FRAME_KERNEL](&x, r->ips[i]));
 	}
 	if (waker)
 		s->ctx = irq_frame(s);
@@ -409,10 +472,12 @@ static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 	if (!s)
 		return NULL;
 	for (uint32_t i = 0; i < r->nr; i++) {
-		if (f->locs)
+		struct frame_ctx x = { f, tgid, ln, version };
+
+		if (f->locs && OW_FRAME_KIND(r->ips[i]) == OW_FRAME_NATIVE)
 			*loc_of(s, r->nr, i) = locs_user(&f->loctab, tgid,
 				procmaps_find(f->pm, tgid, r->ips[i]), r->ips[i], !i);
-		add_frame(s, user_name(f, ln, version, tgid, r->ips[i]));
+		add_frame(s, frame_name(&x, r->ips[i]));
 	}
 	return s;
 }

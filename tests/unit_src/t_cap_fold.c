@@ -143,6 +143,7 @@ static void expect(const struct symstack *s, const char *want,
 /* References of the stacks sent. */
 enum {
 	R_SLEEP = 1, R_SLEEP2, R_WEIRD, R_WAKE, R_IRQ, R_SOFT, R_USER, R_USER2,
+	R_TYPED,
 	R_NEVER,
 };
 #define REF(r)	(OW_STACK_HASH | (r))
@@ -160,6 +161,11 @@ static void send_all(struct env *e)
 	const uint64_t soft[] = { K(TTWU, 1), K(WAKE_UP, 2), K(SOFTIRQ, 3) };
 	const uint64_t user[] = { UA(fn_alpha, 1), UA(fn_beta, 2), 0x10 };
 	const uint64_t user2[] = { UA(fn_alpha, 2), UA(fn_beta, 3), 0x20 };
+	/* typed frames: a marker, a native frame, a kind with no namer, an
+	 * unknown marker */
+	const uint64_t typed[] = { OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED),
+		UA(fn_beta, 1), OW_FRAME(OW_FRAME_INTERP, 0x1234),
+		OW_FRAME(OW_FRAME_MARKER, 99) };
 
 	send(e, REF(R_SLEEP), sleep, 6);
 	send(e, REF(R_SLEEP2), sleep2, 5);
@@ -169,6 +175,7 @@ static void send_all(struct env *e)
 	send(e, REF(R_SOFT), soft, 3);
 	send(e, REF(R_USER), user, 3);
 	send(e, REF(R_USER2), user2, 3);
+	send(e, REF(R_TYPED), typed, 4);
 }
 
 static void key(struct agg_entry *e, uint64_t tk, uint64_t tu, uint64_t wk,
@@ -229,6 +236,18 @@ static void test_names(struct env *v)
 	fold_resolve(&v->f, &e2, false);
 	expect(e2.stk[KS_T_KERNEL], "schedule;weird:name",
 	       "fold: ';' in a name becomes ':'");
+}
+
+/* Typed frames (offwake.h): each frame named by its kind's namer. */
+static void test_typed(struct env *v)
+{
+	struct agg_entry e;
+
+	key(&e, OW_NO_STACK, REF(R_TYPED), OW_NO_STACK, OW_NO_STACK);
+	fold_resolve(&v->f, &e, false);
+	expect(e.stk[KS_T_USER],
+	       "[truncated];fn_beta;[unknown frame kind];[unknown marker]",
+	       "fold: typed frames: a marker by name, a native frame by symbol, a kind without a namer and a marker out of range said so");
 }
 
 static void test_errors(struct env *v)
@@ -345,7 +364,8 @@ static void test_lineage(struct env *v)
 	procmaps_free(v->pm);
 	v->pm = procmaps_new();
 	r = stacks_get(&v->st, REF(R_USER));
-	check(r && !r->holders && v->st.nidle == idle + 2 && !v->f.lineages,
+	/* the user stacks resolved: R_USER, R_USER2, R_TYPED */
+	check(r && !r->holders && v->st.nidle == idle + 3 && !v->f.lineages,
 	      "fold: released lineage: its user stacks become idle",
 	      "holders %u, idle %zu -> %zu", r ? r->holders : 99, idle,
 	      v->st.nidle);
@@ -426,6 +446,7 @@ int main(void)
 	send_all(&v);
 	test_names(&v);
 	test_errors(&v);
+	test_typed(&v);
 	test_irq(&v);
 	test_chain(&v);
 	test_transient(&v);

@@ -65,6 +65,7 @@
 #include "offwake.skel.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "export/writers.h"
 
 #define DRAIN_MS	500
 #define DRAIN_FAST_MS	100
@@ -844,7 +845,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->merge = OW_OUT_STACK_SET(o->output);
+	c->merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY);
 	c->group = o->group;
 	c->pm = procmaps_new();
 	if (!c->pm) {
@@ -855,7 +856,7 @@ int capture_run(struct capture *c, const struct capture_opts *o,
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
 		return -1;
-	c->fo.locs = o->output == OW_OUT_PPROF;	/* addresses and files too */
+	c->fo.locs = ow_writer_needs(o->output) & OW_NEED_ADDRS;	/* files too */
 	c->stacks.forget = unsee;
 	c->stacks.freed = freed;
 	c->stacks.ctx = c;

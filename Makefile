@@ -116,7 +116,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
-	  $(CAP_UNIT_BIN)
+	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
@@ -151,6 +151,16 @@ $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(LDFLAGS) $(CAP_WRAP) $< -o $@ \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -liberty \
 		$(LDLIBS_RENDER) -ldl
+
+# A format added as one file and one row of the writers' table: offwake-svg
+# with tests/unit_src/export_test.c and writers.c's OW_TEST_WRITER row
+# (tests/t_writers.sh).
+XW_OBJ := $(filter-out $(OUT)/src/export/writers.o,$(SRC_OBJ))
+$(OUT)/tests_src/offwake-svg-xw: src/export/writers.c tests/unit_src/export_test.c $(XW_OBJ) \
+		$(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DOW_TEST_WRITER -Isrc $(LDFLAGS) -o $@ src/export/writers.c \
+		tests/unit_src/export_test.c $(XW_OBJ) $(OUT)/librender.a $(LDLIBS)
 
 # libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
 $(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h render/fg.h

@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "offwake.h"
 #include "common/util.h"
-#include "export/export.h"
+#include "export/writers.h"
 
 /* The text of --help around the generated parts (print_help()). */
 static const char help_intro[] =
@@ -152,6 +152,10 @@ struct opt {
 	const char *help;	/* lines after the first are indented */
 };
 
+/* --format's value: the writers' names (writers.h), "svg|folded|...",
+ * made by capture_parse() before anything reads the table */
+static char format_arg[128];
+
 static const struct opt opts[] = {
 	{ 'h', "help", NULL, G_NONE, O_HELP,
 	  "show this help message and exit" },
@@ -175,7 +179,7 @@ static const struct opt opts[] = {
 	  "output folded format (as offwaketime -f)" },
 	{ 0, "text", NULL, G_OUTPUT, O_TEXT,
 	  "output offwaketime's multi-line text format" },
-	{ 0, "format", "svg|folded|pprof|speedscope", G_OUTPUT, O_FORMAT,
+	{ 0, "format", format_arg, G_OUTPUT, O_FORMAT,
 	  "what to write (default svg, or\n"
 	  "by -o FILE's extension: .svg, .folded, .pb.gz,\n"
 	  ".speedscope.json); pprof is gzipped\n"
@@ -368,12 +372,6 @@ struct parse_state {
 	const struct opt *seen[G_COUNT];	/* per group, the option given */
 };
 
-/* --format's names (export.h) as outputs */
-static const enum ow_output output_of[] = {
-	[EXPORT_SVG] = OW_OUT_SVG, [EXPORT_FOLDED] = OW_OUT_FOLDED,
-	[EXPORT_PPROF] = OW_OUT_PPROF, [EXPORT_SPEEDSCOPE] = OW_OUT_SPEEDSCOPE,
-};
-
 /* -o FILE without -f, --text or --format: the format its extension names
  * (.svg, .folded, .pb.gz, .speedscope.json; else the SVG).  Binary pprof
  * is not written to a terminal. */
@@ -381,11 +379,11 @@ static int pick_format(struct capture_opts *o, const struct parse_state *ps)
 {
 	int f;
 
-	if (o->out_file && !ps->seen[G_OUTPUT] && (f = export_format_by_path(o->out_file)) >= 0)
-		o->output = output_of[f];
-	if (o->output == OW_OUT_PPROF && !o->out_file && isatty(STDOUT_FILENO))
-		return usage_error("argument --format: not writing binary pprof to a terminal%s%s",
-				   " (use -o FILE.pb.gz or redirect it)", "");
+	if (o->out_file && !ps->seen[G_OUTPUT] && (f = ow_writer_by_path(o->out_file)) >= 0)
+		o->output = f;
+	if (ow_writers[o->output].binary && !o->out_file && isatty(STDOUT_FILENO))
+		return usage_error("argument --format: not writing binary %s to a terminal (use -o FILE%s or redirect it)",
+				   ow_writers[o->output].name, ow_writers[o->output].ext);
 	return 0;
 }
 
@@ -434,10 +432,10 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		o->delimited = true;
 		break;
 	case O_FOLDED:
-		o->output = OW_OUT_FOLDED;
+		o->output = ow_writer_by_name("folded");
 		break;
 	case O_TEXT:
-		o->output = OW_OUT_TEXT;
+		o->output = ow_writer_by_name("text");
 		break;
 	case O_SSS:
 		r = int_arg(name, val, UINT32_MAX / 2, true, &v);
@@ -507,10 +505,15 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 			    &o->chain_max_age_us);
 		break;
 	case O_FORMAT:
-		if (export_format_by_name(val) < 0)
-			return usage_error("argument %s: invalid choice: '%s' (choose from 'svg', 'folded', 'pprof', 'speedscope')",
-					   name, val);
-		o->output = output_of[export_format_by_name(val)];
+		o->output = ow_writer_by_name(val);
+		if (o->output < 0 || ow_writers[o->output].own_option) {
+			char choices[256], fmt[400];
+
+			/* the names have no '%' */
+			snprintf(fmt, sizeof(fmt), "argument %%s: invalid choice: '%%s' (choose from %s)",
+				 ow_writer_choices(choices, sizeof(choices), "'%s'", ", "));
+			return usage_error(fmt, name, val);
+		}
 		break;
 	}
 	return r;
@@ -638,6 +641,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	int nrest = 0, nfiles = 0, r = 0;
 	uint64_t v;
 
+	ow_writer_choices(format_arg, sizeof(format_arg), "%s", "|");
 	memset(o, 0, sizeof(*o));
 	o->stack_storage_size = 131072;
 	o->unwind_mb = 32;

@@ -33,16 +33,9 @@ enum ow_threads {
 	OW_THREADS_KERNEL,	/* -k */
 };
 
-enum ow_output {
-	OW_OUT_SVG,
-	OW_OUT_FOLDED,		/* -f */
-	OW_OUT_TEXT,		/* --text */
-	OW_OUT_PPROF,		/* --format=pprof */
-	OW_OUT_SPEEDSCOPE,	/* --format=speedscope */
-};
-/* The outputs made from one stack set (keys that differ only in pids are
- * summed), not line by line as offwaketime prints them. */
-#define OW_OUT_STACK_SET(out) ((out) == OW_OUT_SVG || (out) >= OW_OUT_PPROF)
+/* The output: its writer's row in export/writers.h's table; the first
+ * row, the SVG, is the default. */
+#define OW_OUT_SVG 0
 
 /* How user stacks are walked (--unwind). */
 enum ow_unwind {
@@ -78,7 +71,7 @@ struct capture_opts {
 	bool user_stacks_only;	/* -U */
 	bool kernel_stacks_only; /* -K */
 	bool delimited;		/* -d */
-	enum ow_output output;
+	int output;		/* the writer (export/writers.h) */
 	uint32_t stack_storage_size;	/* 131072 */
 	uint64_t min_block_us;	/* 1 */
 	uint64_t max_block_us;	/* UINT64_MAX */

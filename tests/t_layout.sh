@@ -5,7 +5,8 @@
 # (base/ only); src/ sees the renderer only through render/fg.h; src/'s
 # folders depend one way (capture -> unwind -> symbols -> common; reports
 # -> common; capture and reports -> export -> common; all may use base/);
-# and librender.a links alone (no symbol it needs comes from src/).
+# librender.a links alone (no symbol it needs comes from src/); the
+# output formats are reached through the writers' table only.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 
@@ -71,6 +72,28 @@ for d in common symbols unwind capture reports export; do
 done
 [ -z "$bad" ] && pass "layout: src/ folders depend one way" ||
 	fail "layout: src/ folders depend one way" "against the grain:$bad"
+
+# The writers are reached through their table (src/export/writers.h) and
+# the profile model (profile.h) only: outside src/export/ nothing includes
+# a writer's header (export_pprof.h, ...), and a writer's function is
+# named by its own file and its row in writers.c, nowhere else.
+bad=""
+for f in src/*.[ch] src/*/*.[ch]; do
+	case $f in src/export/*) continue ;; esac
+	for i in $(incs "$f"); do
+		case $i in
+		export/writers.h | export/profile.h | export/export_info.h) ;;
+		export/*) bad="$bad $f:$i" ;;
+		esac
+	done
+done
+for fn in $(grep -ho '^int export_[a-z]*_write' src/export/*.c | sed 's/^int //'); do
+	for f in $(grep -lw "$fn" src/*.[ch] src/*/*.[ch]); do
+		case $f in src/export/writers.c) ;; *) grep -q "^int $fn(" "$f" || bad="$bad $f:$fn" ;; esac
+	done
+done
+[ -z "$bad" ] && pass "layout: writers reached through their table only" ||
+	fail "layout: writers reached through their table only" "around the table:$bad"
 
 # fg.h is the whole of the renderer src/ sees: it includes no other
 # render/ header (pnum.h was one), and src/ handles counts through its

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "common/htab.h"
-#include "export/export_pprof.h"
+#include "export/profile.h"
 #include "symbols/procmaps.h"
 
 /* Where a frame is: an address in a mapping (NULL: none known). */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * output.c - the three outputs of a capture, from the summed keys, whose
- * stacks the capture symbolised already (fold.c):
- *
- * -f: offwaketime -f's folded lines, smallest count first:
+ * output.c - a finished capture as the profile model (export/profile.h),
+ * handed to the writer --format chose (export/writers.h), from the summed
+ * keys, whose stacks the capture symbolised already (fold.c).  A key is a
+ * sample whose typed frames, root first, are what offwaketime -f prints:
  *   target;target user frames (root first);"-" with -d, else an empty
  *   frame;target kernel frames (root first, ending at __schedule);--;
  *   waker kernel frames (leaf first);"-" or empty;waker user frames (leaf
@@ -11,18 +11,14 @@
  *   With --chain-depth, each further level of the wakeup chain follows:
  *   --;its kernel frames (leaf first);"-" or empty;its user frames;its
  *   [softirq]/[hardirq];its name.
- *   One line per key, as offwaketime prints them (keys that differ only
- *   in pids print the same line twice); lines of equal counts are in the
- *   order of their frames.
- * --text: offwaketime's multi-line format (waker stack root first, "--",
- *   target stack leaf first, then the count), one entry per key; chain
- *   levels above the waker, the furthest first, each ending in "--".
- * SVG (default): the -f lines go straight into the renderer's stack set
- *   (fg_stacks_add, no text round trip) and fg_render() draws them; there
- *   the capture summed keys that differ only in pids (or in stacks that
- *   symbolise to the same names) into one line already.
- * --format=pprof|speedscope: the same stack set, written by the exporters
- *   (reports/export.h), with the capture's parameters as pprof comments.
+ * The writer's needs decide the rest: one sample per key, smallest first
+ * (-f: equal counts in the order of their frames; --text: of their keys),
+ * as offwaketime prints them (keys that differ only in pids twice), or as
+ * summed (the SVG, speedscope, pprof: there the capture summed keys that
+ * differ only in pids, or in stacks that symbolise to the same names,
+ * into one sample already); frames' addresses and mappings, and labels
+ * (pprof).  The capture's parameters become the SVG's subtitle, the
+ * profile's name and comments, and the text's header.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
  * divide the sum once (offwaketime truncates every block to whole
@@ -45,9 +41,16 @@
 #include "engine.h"
 #include "output.h"
 #include "common/util.h"
-#include "export/export.h"
-#include "export/export_pprof.h"
+#include "export/writers.h"
 #include "base/errmsg.h"
+
+/* The profile's kinds of code are the stacks' typed frames' kinds. */
+_Static_assert((int)OW_PF_NATIVE == (int)OW_FRAME_NATIVE &&
+	       (int)OW_PF_KERNEL == (int)OW_FRAME_KERNEL &&
+	       (int)OW_PF_JIT == (int)OW_FRAME_JIT &&
+	       (int)OW_PF_INTERP == (int)OW_FRAME_INTERP &&
+	       (int)OW_PF_MARKER == (int)OW_FRAME_MARKER,
+	       "export/profile.h's kinds of code differ from bpf/offwake.h's");
 
 #define MAX_LINE_FRAMES ((KS_NR + LS_NR * (OW_CHAIN_MAX - 1)) * \
 			 OW_MAX_STACK_DEPTH + 6 + 5 * (OW_CHAIN_MAX - 1))
@@ -156,115 +159,73 @@ static void entry_parts(struct folder *fo, const struct agg_entry *e,
 	}
 }
 
-/* A folded line's frames, root first, and where each is (loc: pprof's
- * lines only, NULL for the names and markers that are no stack frame). */
+/* A sample's frames, root first (profile.h's typed frames). */
 struct line {
-	const char **fr;
-	size_t *lens;
-	const struct symloc **loc;	/* NULL: names only */
+	struct ow_frame *f;
 	size_t n;
 };
 
 static void add_name(struct line *l, const char *name, size_t len,
-		     const struct symloc *loc)
+		     enum ow_pf_kind kind, const struct symloc *loc)
 {
-	if (l->loc)
-		l->loc[l->n] = loc;
-	l->fr[l->n] = name;
-	l->lens[l->n++] = len;
+	l->f[l->n++] = (struct ow_frame){ name, len, kind, loc ? loc->map : NULL,
+					  loc ? loc->addr : 0, 0 };
 }
 
 /* Append the frames of s, root first (up) or leaf first. */
-static void add_stack(struct line *l, const struct symstack *s, bool up)
+static void add_stack(struct line *l, const struct symstack *s, bool up,
+		      enum ow_pf_kind kind)
 {
 	const struct symloc *locs = symstack_locs(s);
 
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint32_t j = up ? s->n - 1 - i : i;
 
-		add_name(l, s->f[j].name, s->f[j].len, locs ? &locs[j] : NULL);
+		add_name(l, s->f[j].name, s->f[j].len, kind, locs ? &locs[j] : NULL);
 	}
 }
 
-static void add_str(struct line *l, const char *name)
+static void add_str(struct line *l, const char *name, enum ow_pf_kind kind)
 {
-	add_name(l, name, strlen(name), NULL);
+	add_name(l, name, strlen(name), kind, NULL);
+}
+
+static void add_thread(struct line *l, const char *name, uint32_t tid)
+{
+	add_str(l, name, OW_PF_THREAD);
+	l->f[l->n - 1].tid = tid;
 }
 
 /* A waker's part of a line: --;kernel (leaf first);delim;user;ctx;name */
 static void add_waker(struct line *l, const struct symstack *kstk,
 		      const struct symstack *ustk, const char *delim,
-		      const char *ctx, const char *name)
+		      const char *ctx, const char *name, uint32_t tid)
 {
-	add_str(l, "--");
-	add_stack(l, kstk, false);
-	add_str(l, delim);
-	add_stack(l, ustk, false);
+	add_str(l, "--", OW_PF_DIVIDER);
+	add_stack(l, kstk, false, OW_PF_KERNEL);
+	add_str(l, delim, OW_PF_DELIM);
+	add_stack(l, ustk, false, OW_PF_NATIVE);
 	if (ctx)
-		add_str(l, ctx);
-	add_str(l, name);
+		add_str(l, ctx, OW_PF_MARKER);
+	add_thread(l, name, tid);
 }
 
 /* The frames of a folded line, root first, into l (from l->n = 0). */
-static void line_frames(const struct parts *p, bool delimited, struct line *l)
+static void line_frames(const struct parts *p, const struct ow_key *k,
+			bool delimited, struct line *l)
 {
 	const char *delim = delimited ? "-" : "";
 
 	l->n = 0;
-	add_str(l, p->target);
-	add_stack(l, p->stk[KS_T_USER], true);
-	add_str(l, delim);
-	add_stack(l, p->stk[KS_T_KERNEL], true);
+	add_thread(l, p->target, k->t_pid);
+	add_stack(l, p->stk[KS_T_USER], true, OW_PF_NATIVE);
+	add_str(l, delim, OW_PF_DELIM);
+	add_stack(l, p->stk[KS_T_KERNEL], true, OW_PF_KERNEL);
 	add_waker(l, p->stk[KS_W_KERNEL], p->stk[KS_W_USER], delim, p->wctx,
-		  p->waker);
+		  p->waker, k->w_pid);
 	for (int i = 0; i < p->nup; i++)	/* who woke the level below */
 		add_waker(l, p->up[i].stk[LS_KERNEL], p->up[i].stk[LS_USER],
-			  delim, p->up[i].ctx, p->up[i].name);
-}
-
-/* The frames of s, one a line, root first (up) or leaf first. */
-static void text_stack(FILE *out, const struct symstack *s, bool up)
-{
-	for (uint32_t i = 0; i < s->n; i++)
-		fprintf(out, "    %s\n", s->f[up ? s->n - 1 - i : i].name);
-}
-
-/* One waker's part of a text entry: its name, its stack root first. */
-static void text_waker(FILE *out, const char *label, const char *name,
-		       uint32_t pid, const char *ctx,
-		       const struct symstack *ustk, const struct symstack *kstk,
-		       bool delimited)
-{
-	fprintf(out, "    %-16s %s %u\n", label, name, pid);
-	if (ctx)
-		fprintf(out, "    %s\n", ctx);
-	text_stack(out, ustk, true);
-	if (delimited)
-		fputs("    -\n", out);
-	text_stack(out, kstk, true);
-	fprintf(out, "    %-16s %s\n", "--", "--");
-}
-
-static void write_text_entry(FILE *out, const struct parts *p,
-			     const struct ow_key *k, uint64_t us,
-			     bool delimited)
-{
-	for (int i = p->nup - 1; i >= 0; i--) {	/* the furthest first */
-		const struct level *l = &p->up[i];
-		char label[24];
-
-		snprintf(label, sizeof(label), "waker %d:", i + 2);
-		text_waker(out, label, l->name, l->pid, l->ctx,
-			   l->stk[LS_USER], l->stk[LS_KERNEL], delimited);
-	}
-	text_waker(out, "waker:", p->waker, k->w_pid, p->wctx,
-		   p->stk[KS_W_USER], p->stk[KS_W_KERNEL], delimited);
-	text_stack(out, p->stk[KS_T_KERNEL], false);
-	if (delimited)
-		fputs("    -\n", out);
-	text_stack(out, p->stk[KS_T_USER], false);
-	fprintf(out, "    %-16s %s %u\n", "target:", p->target, k->t_pid);
-	fprintf(out, "        %llu\n\n", (unsigned long long)us);
+			  delim, p->up[i].ctx, p->up[i].name, p->up[i].pid);
 }
 
 static const char *stack_kind(const struct capture_opts *o)
@@ -292,108 +253,17 @@ static void thread_context(const struct capture_opts *o, char *buf,
 			      o->ids[i]);
 }
 
-static void text_header(FILE *out, const struct capture_opts *o)
+/* offwaketime's first lines (--text) */
+static void text_header(char *buf, size_t len, const struct capture_opts *o)
 {
-	fprintf(out, "Tracing blocked time (us) by %s off-CPU and waker stack",
-		stack_kind(o));
+	size_t n = snprintf(buf, len, "Tracing blocked time (us) by %s off-CPU and waker stack",
+			    stack_kind(o));
+
 	if (o->duration)
-		fprintf(out, " for %llu secs.\n",
-			(unsigned long long)o->duration);
+		snprintf(buf + n, len - n, " for %llu secs.\n\n",
+			 (unsigned long long)o->duration);
 	else
-		fputs("... Hit Ctrl-C to end.\n", out);
-	fputc('\n', out);
-}
-
-/* The -f lines as a stack set (SVG, pprof, speedscope); NULL after a
- * message naming what. */
-static struct fg_stacks *stack_set(struct capture *c, const struct capture_opts *o,
-				   const char *what)
-{
-	static const char *fr[MAX_LINE_FRAMES];
-	static size_t lens[MAX_LINE_FRAMES];
-	struct line l = { fr, lens, NULL, 0 };
-	struct fg_stacks *s = fg_stacks_new();
-
-	for (size_t i = 0; s && i < c->agg.n; i++) {
-		const struct agg_entry *e = &c->agg.ent[i];
-		struct parts p;
-
-		entry_parts(&c->fo, e, &p, o->group);
-		line_frames(&p, o->delimited, &l);
-		if (fg_stacks_add(s, fr, lens, l.n, e->ns / 1000) < 0) {
-			fg_stacks_free(s);
-			s = NULL;
-		}
-	}
-	if (!s)
-		ow_err("%s: %s", what, ow_strerror(errno ? errno : ENOMEM));
-	return s;
-}
-
-static int render_svg(struct capture *c, const struct capture_opts *o,
-		      FILE *out)
-{
-	struct fg_options fg = o->fg;
-	struct fg_stacks *s = stack_set(c, o, "rendering the SVG");
-	char subtitle[512], what[256];
-	struct utsname u;
-	int r;
-
-	if (!s)
-		return OW_EXIT_FAIL;
-	if (!o->subtitle_set) {
-		thread_context(o, what, sizeof(what));
-		uname(&u);
-		snprintf(subtitle, sizeof(subtitle),
-			 "%s, %s stacks, %.1f s, Linux %s", what, stack_kind(o),
-			 c->seconds, u.release);
-		fg.subtitle = subtitle;
-	}
-	r = fg_render(&fg, s, out);
-	fg_stacks_free(s);
-	if (r < 0) {
-		if (errno != EPIPE)
-			ow_err("%s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
-			       ow_strerror(errno));
-		return OW_EXIT_FAIL;
-	}
-	return r == FG_EXIT_USAGE ? OW_EXIT_USAGE : r;
-}
-
-/* -f and --text: the entries, smallest first (as offwaketime). */
-static int write_lines(struct capture *c, const struct capture_opts *o,
-		       FILE *out)
-{
-	static const char *fr[MAX_LINE_FRAMES];
-	static size_t lens[MAX_LINE_FRAMES];
-	struct line l = { fr, lens, NULL, 0 };
-	bool text = o->output == OW_OUT_TEXT;
-	struct agg_entry **v = sorted_entries(&c->agg, text);
-
-	if (!v) {
-		ow_err("sorting the stacks: out of memory");
-		return OW_EXIT_FAIL;
-	}
-	if (text)
-		text_header(out, o);
-	for (size_t i = 0; i < c->agg.n && !ferror(out); i++) {
-		uint64_t us = v[i]->ns / 1000;
-		struct parts p;
-
-		entry_parts(&c->fo, v[i], &p, o->group);
-		if (text) {
-			write_text_entry(out, &p, &v[i]->key, us, o->delimited);
-			continue;
-		}
-		line_frames(&p, o->delimited, &l);
-		for (size_t j = 0; j < l.n; j++) {
-			fwrite(fr[j], 1, lens[j], out);
-			fputc(j + 1 < l.n ? ';' : ' ', out);
-		}
-		fprintf(out, "%llu\n", (unsigned long long)us);
-	}
-	free(v);
-	return OW_EXIT_OK;
+		snprintf(buf + n, len - n, "... Hit Ctrl-C to end.\n\n");
 }
 
 /*
@@ -424,53 +294,57 @@ static size_t entry_labels(struct folder *fo, const struct agg_entry *e,
 	return n;
 }
 
-/* --format=pprof: one sample per summed key, its frames where they are. */
-static int write_pprof(struct capture *c, const struct capture_opts *o,
-		       const struct export_info *info, FILE *out)
+/* The capture as a profile (profile.h): its keys, in the order and with
+ * what the writer needs (writers.h). */
+struct capsrc {
+	struct capture *c;
+	const struct capture_opts *o;
+	struct agg_entry **sorted;	/* smallest first, or NULL: as summed */
+	unsigned needs;
+};
+
+static int capture_foreach(const struct ow_profile *prof, ow_sample_fn fn, void *ctx)
 {
-	static const char *fr[MAX_LINE_FRAMES];
-	static size_t lens[MAX_LINE_FRAMES];
-	static const struct symloc *loc[MAX_LINE_FRAMES];
-	static struct export_frame ef[MAX_LINE_FRAMES];
-	struct line l = { fr, lens, loc, 0 };
+	static struct ow_frame fr[MAX_LINE_FRAMES];
+	const struct capsrc *cs = prof->src;
+	struct line l = { fr, 0 };
 	struct export_label lab[6];
-	struct pprof *p = pprof_new(info, "writing the profile");
-	int r = -1;
+	int r = 0;
 
-	for (size_t i = 0; p && i < c->agg.n; i++) {
-		const struct agg_entry *e = &c->agg.ent[i];
-		struct parts pa;
+	for (size_t i = 0; !r && i < cs->c->agg.n; i++) {
+		const struct agg_entry *e = cs->sorted ? cs->sorted[i] : &cs->c->agg.ent[i];
+		struct ow_sample smp = { fr, 0, lab, 0, fg_count_of(e->ns / 1000), 0 };
+		struct parts p;
 
-		entry_parts(&c->fo, e, &pa, o->group);
-		line_frames(&pa, o->delimited, &l);
-		for (size_t j = 0; j < l.n; j++)
-			ef[j] = (struct export_frame){ fr[j], lens[j],
-				loc[j] ? loc[j]->map : NULL, loc[j] ? loc[j]->addr : 0 };
-		if (pprof_add(p, ef, l.n, e->ns / 1000, lab,
-			      entry_labels(&c->fo, e, o->group, lab))) {
-			ow_err("writing the profile: %s", ow_strerror(errno));
-			goto out;
-		}
+		entry_parts(&cs->c->fo, e, &p, cs->o->group);
+		line_frames(&p, &e->key, cs->o->delimited, &l);
+		smp.nframes = l.n;
+		if (cs->needs & OW_NEED_LABELS)
+			smp.nlabels = entry_labels(&cs->c->fo, e, cs->o->group, lab);
+		r = fn(ctx, &smp);
 	}
-	r = p ? pprof_write(p, out) : -1;
-out:
-	pprof_free(p);
 	return r;
 }
 
-/* --format=pprof|speedscope: what was traced as comments; speedscope
- * takes the stack set (names), pprof the keys (write_pprof()). */
-static int write_export(struct capture *c, const struct capture_opts *o,
-			FILE *out)
+/* What was traced: the SVG's subtitle, the profile's name and comments
+ * (pprof), offwaketime's header (--text); then the chosen writer. */
+static int write_all(struct capture *c, const struct capture_opts *o,
+		     FILE *out)
 {
-	char com[6][640], title[512];
+	char com[6][640], title[512], what[256], subtitle[512], preamble[256];
 	const char *comments[6];
-	struct export_info info = {
-		.countname = o->fg.countname, .name = title, .comments = comments,
-		.ncomments = 6, .duration_nanos = c->seconds * 1e9,
-		.time_nanos = (int64_t)time(NULL) * 1000000000 - (int64_t)(c->seconds * 1e9),
+	struct capsrc cs = { c, o, NULL, ow_writer_needs(o->output) };
+	struct ow_profile prof = {
+		.info = {
+			.countname = o->fg.countname, .name = title, .comments = comments,
+			.ncomments = 6, .duration_nanos = c->seconds * 1e9,
+			.time_nanos = (int64_t)time(NULL) * 1000000000 -
+				      (int64_t)(c->seconds * 1e9),
+		},
+		.preamble = preamble, .foreach = capture_foreach, .src = &cs,
 	};
-	struct fg_stacks *s = NULL;
+	struct fg_options fg = o->fg;
+	struct ow_write_opts wo = { &fg, "writing the profile", true };
 	struct utsname u;
 	int r;
 
@@ -478,6 +352,12 @@ static int write_export(struct capture *c, const struct capture_opts *o,
 	snprintf(com[0], sizeof(com[0]), "%s %s: off-wake time (blocked time by off-CPU and waker stack)",
 		 OW_PROG, OFFWAKE_VERSION);
 	thread_context(o, title, sizeof(title));
+	if (!o->subtitle_set) {
+		thread_context(o, what, sizeof(what));
+		snprintf(subtitle, sizeof(subtitle), "%s, %s stacks, %.1f s, Linux %s", what,
+			 stack_kind(o), c->seconds, u.release);
+		fg.subtitle = subtitle;
+	}
 	snprintf(com[1], sizeof(com[1]), "traced: %s, %s stacks%s", title, stack_kind(o),
 		 o->delimited ? ", delimited" : "");
 	snprintf(com[2], sizeof(com[2]), "duration: %.1f s", c->seconds);
@@ -494,24 +374,15 @@ static int write_export(struct capture *c, const struct capture_opts *o,
 		comments[i] = com[i];
 	snprintf(title + strlen(title), sizeof(title) - strlen(title), ", %.1f s, Linux %s",
 		 c->seconds, u.release);
-	if (o->output == OW_OUT_PPROF)
-		r = write_pprof(c, o, &info, out);
-	else if ((s = stack_set(c, o, "writing the profile")))
-		r = export_write(EXPORT_SPEEDSCOPE, s, &info, out, "writing the profile");
-	else
-		r = -1;
-	fg_stacks_free(s);
-	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
-}
-
-static int write_all(struct capture *c, const struct capture_opts *o,
-		     FILE *out)
-{
-	if (o->output == OW_OUT_SVG)
-		return render_svg(c, o, out);
-	if (OW_OUT_STACK_SET(o->output))
-		return write_export(c, o, out);
-	return write_lines(c, o, out);
+	text_header(preamble, sizeof(preamble), o);
+	if ((cs.needs & OW_NEED_EACH_KEY) &&
+	    !(cs.sorted = sorted_entries(&c->agg, cs.needs & OW_NEED_KEY_ORDER))) {
+		ow_err("sorting the stacks: out of memory");
+		return OW_EXIT_FAIL;
+	}
+	r = ow_writers[o->output].write(&prof, &wo, out);
+	free(cs.sorted);
+	return r;
 }
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * output.h - writing a finished capture: folded lines, offwaketime's text,
- * or the SVG, to standard output or atomically to a file.
+ * output.h - writing a finished capture as the profile model, by the writer
+ * --format chose (export/writers.h), to standard output or atomically to a file.
  */
 #ifndef OW_OUTPUT_H
 #define OW_OUTPUT_H

@@ -25,6 +25,7 @@
 #include "symbols/procmaps.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "export/writers.h"
 
 /* SIGHUP (the terminal was closed) ends the capture as SIGINT does, so
  * that what was captured is still written. */
@@ -164,8 +165,8 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
 		.unwind_mb = o->unwind_mb, .chain_depth = o->chain_depth,
 		.chain_max_age_us = o->chain_max_age_us,
 		.ringbuf_mb = o->ringbuf_mb, .stack_backlog = o->stack_backlog,
-		.merge = OW_OUT_STACK_SET(o->output),
-		.locs = o->output == OW_OUT_PPROF,
+		.merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY),
+		.locs = ow_writer_needs(o->output) & OW_NEED_ADDRS,
 	};
 }
 

@@ -2,7 +2,7 @@
 /*
  * export_info.h - what every export writer is told about the stacks
  * (their unit, name, comments, times) and the sample type a --countname
- * stands for (export_info.c); shared by the dispatch (export.c) and the
+ * stands for (export_info.c); part of the profile model (profile.h), read by the
  * writers (export_pprof.c, export_speedscope.c).
  */
 #ifndef OW_EXPORT_INFO_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * export_pprof.c - stacks as a pprof profile: profile.proto (our copy of
+ * export_pprof.c - the pprof writer (writers.c's "pprof" row): the
+ * profile's samples (profile.h) as a pprof profile: profile.proto (our copy of
  * pprof's published message, src/export/profile.proto) encoded by the C
  * code protoc-c generates from it (libprotobuf-c), gzipped with zlib, as
  * go tool pprof, Pyroscope, Parca and Cloud Profiler read it.
@@ -24,7 +25,7 @@
  * comments.  pprof values are integers: a count with a fraction is
  * refused, naming it.
  */
-#include "export_pprof.h"
+#include "writers.h"
 #include "frametab.h"
 #include "profile.pb-c.h"
 #include "common/htab.h"
@@ -76,8 +77,6 @@ struct pprof {
 		int64_t v;
 	} *smp;
 	size_t nsmp, smp_cap;
-	struct export_frame *fr;	/* export_pprof()'s frames of a line */
-	size_t fr_cap;
 	int bad;		/* an error was printed */
 };
 
@@ -147,7 +146,7 @@ static int new_location(struct pprof *p, uint32_t fn, uint32_t map, uint64_t add
 }
 
 /* The location of frame f: per function, or per mapping, address and function. */
-static int location_id(struct pprof *p, const struct export_frame *f, uint64_t *id)
+static int location_id(struct pprof *p, const struct ow_frame *f, uint64_t *id)
 {
 	uint32_t fn, map, loc;
 	uintptr_t v;
@@ -203,7 +202,7 @@ static int count_value(struct pprof *p, struct fg_count c, int64_t *v)
 	return -1;
 }
 
-int pprof_add(struct pprof *p, const struct export_frame *frames, size_t n,
+static int pprof_add(struct pprof *p, const struct ow_frame *frames, size_t n,
 	      int64_t value, const struct export_label *labels, size_t nlabels)
 {
 	struct smp *s;
@@ -238,20 +237,16 @@ int pprof_add(struct pprof *p, const struct export_frame *frames, size_t n,
 	return 0;
 }
 
-/* export_pprof()'s samples: a line of the stack set, names only. */
-static int add_line(void *ctx, const char *const *frames, const size_t *lens,
-		    size_t n, struct fg_count count)
+/* A sample of the profile: its frames (with addresses where they have
+ * them), its value, its labels. */
+static int add_sample(void *ctx, const struct ow_sample *smp)
 {
 	struct pprof *p = ctx;
 	int64_t v;
 
-	if (count_value(p, count, &v))
+	if (count_value(p, smp->value, &v))
 		return -1;
-	if (n && ow_grow(&p->fr, &p->fr_cap, n - 1, sizeof(*p->fr)))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		p->fr[i] = (struct export_frame){ frames[i], lens[i], NULL, 0 };
-	return pprof_add(p, p->fr, n, v, NULL, 0);
+	return pprof_add(p, smp->frames, smp->nframes, v, smp->labels, smp->nlabels);
 }
 
 /* Write buf gzipped (one gzip member, zlib's default level). */
@@ -433,7 +428,7 @@ out:
 	return r;
 }
 
-void pprof_free(struct pprof *p)
+static void pprof_free(struct pprof *p)
 {
 	if (!p)
 		return;
@@ -448,12 +443,11 @@ void pprof_free(struct pprof *p)
 	free(p->locs);
 	free(p->labels);
 	free(p->smp);
-	free(p->fr);
 	frametab_free(&p->str);
 	free(p);
 }
 
-struct pprof *pprof_new(const struct export_info *info, const char *what)
+static struct pprof *pprof_new(const struct export_info *info, const char *what)
 {
 	struct export_unit u = export_unit_of(info->countname);
 	struct pprof *p = calloc(1, sizeof(*p));
@@ -478,7 +472,7 @@ fail:
 	return NULL;
 }
 
-int pprof_write(struct pprof *p, FILE *out)
+static int pprof_write(struct pprof *p, FILE *out)
 {
 	if (!emit(p, out))
 		return 0;
@@ -487,19 +481,19 @@ int pprof_write(struct pprof *p, FILE *out)
 	return -1;
 }
 
-int export_pprof(struct fg_stacks *s, const struct export_info *info, FILE *out,
-		 const char *what)
+int export_pprof_write(const struct ow_profile *prof, const struct ow_write_opts *o,
+		       FILE *out)
 {
-	struct pprof *p = pprof_new(info, what);
+	struct pprof *p = pprof_new(&prof->info, o->what);
 	int r = -1;
 
 	if (!p)
-		return -1;
+		return OW_EXIT_FAIL;
 	errno = 0;
-	if (!fg_stacks_foreach(s, add_line, p))
+	if (!ow_profile_foreach(prof, add_sample, p))
 		r = pprof_write(p, out);
 	else if (!p->bad && errno != EPIPE)
-		ow_err("%s: %s", what, ow_strerror(errno));
+		ow_err("%s: %s", o->what, ow_strerror(errno));
 	pprof_free(p);
-	return r;
+	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
 }

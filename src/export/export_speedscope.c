@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * export_speedscope.c - a stack set as speedscope's file format
+ * export_speedscope.c - the speedscope writer (writers.c's "speedscope"
+ * row): the profile's stack set (its samples summed by names, as fg.h's
+ * stack set sums them) as speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json, the schema the
  * speedscope npm package ships): one "sampled" profile whose samples are
  * stacks of indices into shared.frames (root first, as speedscope reads
@@ -12,7 +14,7 @@
  * json-c keeps one object per value: a frame's index is one shared object
  * (reference counted) rather than one per use, so a sample costs one array.
  */
-#include "export_speedscope.h"
+#include "writers.h"
 #include "frametab.h"
 #include "common/util.h"
 #include "base/errmsg.h"
@@ -91,8 +93,8 @@ static int put(json_object *obj, const char *key, json_object *val)
 	return json_object_object_add(obj, key, val);
 }
 
-int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE *out,
-		      const char *what)
+static int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE *out,
+			     const char *what)
 {
 	struct export_unit u = export_unit_of(info->countname);
 	const char *name = info->name ? info->name : "offwake-svg";
@@ -150,4 +152,14 @@ out:
 	json_object_put(profs);
 	json_object_put(root);
 	return r;
+}
+
+int export_speedscope_write(const struct ow_profile *p, const struct ow_write_opts *o,
+			    FILE *out)
+{
+	struct fg_stacks *made, *s = ow_profile_stacks(p, o->what, &made);
+	int r = s ? export_speedscope(s, &p->info, out, o->what) : -1;
+
+	fg_stacks_free(made);
+	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
 }

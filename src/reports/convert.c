@@ -3,12 +3,15 @@
  * convert.c - "offwake-svg convert": read profiles (folded files or flame
  * graph SVGs, by content: profile_load.c; standard input without FILE)
  * into one stack set and write it as pprof, speedscope JSON or folded
- * text (export.c).  The format is --format's, else -o FILE's extension.
+ * text (the writers' table, export/writers.h: this profile has names only,
+ * so the formats that need a capture's threads are not offered, nor the
+ * SVG, which "render" makes).  The format is --format's, else -o FILE's
+ * extension.
  * -o writes atomically (ow_outfile); binary pprof is not written to a
  * terminal.
  */
 #include "convert.h"
-#include "export/export.h"
+#include "export/writers.h"
 #include "profile_load.h"
 #include "common/util.h"
 #include "base/errmsg.h"
@@ -77,16 +80,17 @@ static int parse(struct conv *c, int argc, char **argv, int *first)
 	while ((opt = getopt_long(argc, argv, ":F:fo:h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
-			c->format = export_format_by_name(optarg);
-			if (c->format < 0)
+			c->format = ow_writer_by_name(optarg);
+			if (c->format < 0 || ow_writers[c->format].own_option ||
+			    (ow_writer_needs(c->format) & OW_NEED_THREADS))
 				return usage_error(argv[optind - 1][1] == '-' ? "--format" : "-F",
 						   "unknown format (choose from pprof, speedscope, folded)");
-			if (c->format == EXPORT_SVG)
+			if (c->format == OW_WRITER_SVG)
 				return usage_error("--format=svg", "an SVG is what \"" OW_PROG
 						   " render\" makes");
 			break;
 		case 'f':
-			c->format = EXPORT_FOLDED;
+			c->format = ow_writer_by_name("folded");
 			break;
 		case 'o':
 			c->out = optarg;
@@ -111,8 +115,8 @@ static int parse(struct conv *c, int argc, char **argv, int *first)
 		}
 	}
 	if (c->format < 0 && c->out) {
-		c->format = export_format_by_path(c->out);
-		if (c->format == EXPORT_SVG)
+		c->format = ow_writer_by_path(c->out);
+		if (c->format == OW_WRITER_SVG)
 			return usage_error(c->out, "an SVG is what \"" OW_PROG " render\" makes");
 		if (c->format < 0)
 			return usage_error(c->out, "no format: give --format or name the file "
@@ -129,15 +133,18 @@ int convert_main(int argc, char **argv)
 	struct conv c = { .format = -1 };
 	struct ow_outfile of;
 	struct fg_stacks *s;
+	struct ow_profile prof = { 0 };
 	FILE *out = stdout;
 	int first, r;
 	char what[300];
 
 	if ((r = parse(&c, argc, argv, &first)))
 		return r == 1 ? OW_EXIT_OK : r;
-	if (!c.out && export_format_is_binary(c.format) && isatty(STDOUT_FILENO))
-		return usage_error("standard output is a terminal",
-				   "not writing binary pprof there (use -o FILE.pb.gz or redirect it)");
+	if (!c.out && ow_writers[c.format].binary && isatty(STDOUT_FILENO)) {
+		snprintf(what, sizeof(what), "not writing binary %s there (use -o FILE%s or redirect it)",
+			 ow_writers[c.format].name, ow_writers[c.format].ext);
+		return usage_error("standard output is a terminal", what);
+	}
 	if (!(s = fg_stacks_new())) {
 		ow_err(CMD ": reading the input: out of memory");
 		return OW_EXIT_FAIL;
@@ -163,7 +170,9 @@ int convert_main(int argc, char **argv)
 		out = of.f;
 	}
 	snprintf(what, sizeof(what), CMD ": writing %s", c.out ? c.out : "standard output");
-	r = export_write(c.format, s, &c.info, out, what);
+	prof.info = c.info;
+	ow_profile_of_stacks(&prof, s);
+	r = ow_writers[c.format].write(&prof, &(struct ow_write_opts){ NULL, what, false }, out) ? -1 : 0;
 	fg_stacks_free(s);
 	if (c.out) {
 		if (ow_outfile_close(&of, !r) && !r) {

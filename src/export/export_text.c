@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * export_text.c - the text writer (writers.c's "text" row, --text):
+ * offwaketime's multi-line format, read off a sample's typed frames.  A
+ * sample's frames are, root first, the target's part (its name, user
+ * frames, a delimiter, kernel frames), then per waker level a divider and
+ * the waker's part (kernel frames leaf first, a delimiter, user frames,
+ * its [hardirq]/[softirq] marker, its name).  Printed: the levels above
+ * the waker, the furthest first ("waker N:"), then the waker ("waker:"),
+ * each with its stack root first and ending in "--", then the target's
+ * stack leaf first, its name, and the value.
+ */
+#include "writers.h"
+
+/* frames [from, to) one a line, in order or reversed */
+static void frames(FILE *out, const struct ow_frame *f, size_t from, size_t to, bool rev)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct ow_frame *x = &f[rev ? to - 1 - (i - from) : i];
+
+		fprintf(out, "    %.*s\n", (int)x->len, x->name);
+	}
+}
+
+/* The part [from, to) of a sample: where its delimiter and name are. */
+static size_t find(const struct ow_frame *f, size_t from, size_t to, enum ow_pf_kind k)
+{
+	while (from < to && f[from].kind != k)
+		from++;
+	return from;
+}
+
+static void waker(FILE *out, const struct ow_frame *f, size_t from, size_t to, int level)
+{
+	size_t d = find(f, from, to, OW_PF_DELIM), t = find(f, d, to, OW_PF_THREAD);
+	size_t m = find(f, d, t, OW_PF_MARKER);
+	char label[24];
+
+	if (level > 1)
+		snprintf(label, sizeof(label), "waker %d:", level);
+	else
+		snprintf(label, sizeof(label), "waker:");
+	if (t < to)
+		fprintf(out, "    %-16s %.*s %u\n", label, (int)f[t].len, f[t].name, f[t].tid);
+	if (m < t)
+		fprintf(out, "    %.*s\n", (int)f[m].len, f[m].name);
+	frames(out, f, d + 1, m, true);		/* user, root first */
+	if (d < to && f[d].len)
+		fputs("    -\n", out);
+	frames(out, f, from, d, true);		/* kernel, root first */
+	fprintf(out, "    %-16s %s\n", "--", "--");
+}
+
+static int text_entry(void *ctx, const struct ow_sample *smp)
+{
+	FILE *out = ctx;
+	const struct ow_frame *f = smp->frames;
+	size_t n = smp->nframes, div[16], nd = 0, d;
+	int64_t v = 0;
+
+	for (size_t i = 0; i < n && nd < 16; i++)
+		if (f[i].kind == OW_PF_DIVIDER)
+			div[nd++] = i;
+	for (size_t l = nd; l-- > 0;)	/* the furthest level first */
+		waker(out, f, div[l] + 1, l + 1 < nd ? div[l + 1] : n, l + 1);
+	n = nd ? div[0] : n;
+	d = find(f, 0, n, OW_PF_DELIM);
+	frames(out, f, d < n ? d + 1 : n, n, true);	/* kernel, leaf first */
+	if (d < n && f[d].len)
+		fputs("    -\n", out);
+	frames(out, f, n && f[0].kind == OW_PF_THREAD, d, true);	/* user */
+	if (n && f[0].kind == OW_PF_THREAD)
+		fprintf(out, "    %-16s %.*s %u\n", "target:", (int)f[0].len, f[0].name,
+			f[0].tid);
+	fg_count_int64(smp->value, &v);
+	fprintf(out, "        %llu\n\n", (unsigned long long)v);
+	return 0;
+}
+
+int export_text_write(const struct ow_profile *p, const struct ow_write_opts *o, FILE *out)
+{
+	if (p->preamble)
+		fputs(p->preamble, out);
+	return ow_write_samples(p, o, out, text_entry);
+}

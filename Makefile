@@ -17,7 +17,7 @@ VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender -I.
+	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
 LDLIBS   := -lbpf -ldw -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
 	    -lprotobuf-c -ljson-c
@@ -28,13 +28,13 @@ LDFLAGS  += -fsanitize=address,undefined
 endif
 
 RENDER_SRC := $(wildcard render/*.c)
-# base/: the few libc-only helpers render/ and src/ share (errno messages,
+# render/base/: the few libc-only helpers render/ and src/ share (errno messages,
 # the byte hash, atomic output files); they go in librender.a, which needs
 # them, and src/ links them from there.
-BASE_SRC   := $(wildcard base/*.c)
-BASE_HDR   := $(wildcard base/*.h)
+BASE_SRC   := $(wildcard render/base/*.c)
+BASE_HDR   := $(wildcard render/base/*.h)
 RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js.o \
-	      $(OUT)/render/palettes_data.o $(BASE_SRC:base/%.c=$(OUT)/base/%.o)
+	      $(OUT)/render/palettes_data.o $(BASE_SRC:render/base/%.c=$(OUT)/render/base/%.o)
 SRC        := $(wildcard src/*.c src/*/*.c)
 # pprof's message: C generated from our profile.proto by protoc-c
 PROTO_GEN  := $(OUT)/gen/profile.pb-c.h
@@ -55,16 +55,16 @@ $(OUT)/.build-deps:
 	@sh tests/deps.sh --check $(BUILD_DEPS)
 	@mkdir -p $(OUT) && touch $@
 
-$(OUT)/render $(OUT)/base $(OUT)/bpf: | $(OUT)/.build-deps
+$(OUT)/render $(OUT)/render/base $(OUT)/bpf: | $(OUT)/.build-deps
 	mkdir -p $@
 
-# The renderer as a library of its own (libc + pcre2 only, and base/).
+# The renderer as a library of its own (libc + pcre2 only, and render/base/).
 $(OUT)/librender.a: $(RENDER_OBJ)
 	$(AR) rcs $@ $^
 
 $(OUT)/render/%.o: render/%.c render/*.h $(BASE_HDR) | $(OUT)/render
 	$(CC) $(CFLAGS) -c $< -o $@
-$(OUT)/base/%.o: base/%.c $(BASE_HDR) | $(OUT)/base
+$(OUT)/render/base/%.o: render/base/%.c $(BASE_HDR) | $(OUT)/render/base
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Our JavaScript and the palette data are embedded at build time.

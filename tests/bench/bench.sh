@@ -55,7 +55,7 @@ if ! "$TIMEBIN" -f '%M' true >/dev/null 2>&1; then
 fi
 
 cc -O2 -o "$B/gen" tests/bench/gen.c || die "cannot compile tests/bench/gen.c"
-cc -O2 -pthread -Irender -I. -o "$B/intern_floor" tests/bench/intern_floor.c render/hashtab.c ||
+cc -O2 -pthread -Irender -o "$B/intern_floor" tests/bench/intern_floor.c render/hashtab.c ||
 	die "cannot compile tests/bench/intern_floor.c"
 
 # ---- peers ------------------------------------------------------------------

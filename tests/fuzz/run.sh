@@ -30,16 +30,16 @@ fi
 # UB checks are recoverable so that the known ones can be suppressed
 # (tests/fuzz/ubsan-known.supp); halt_on_error=1 still stops on any other.
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -DOFFWAKE_VERSION=\"fuzz\" -fsanitize=fuzzer,address,undefined
-	-fsanitize-recover=undefined -fno-omit-frame-pointer -Wno-everything -Irender -I. -Isrc -Itests/fuzz"
+	-fsanitize-recover=undefined -fno-omit-frame-pointer -Wno-everything -Irender -Isrc -Itests/fuzz"
 LIBFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined
-	-fsanitize-recover=undefined -fno-omit-frame-pointer -Wno-everything -Irender -I. -Isrc -Itests/fuzz"
+	-fsanitize-recover=undefined -fno-omit-frame-pointer -Wno-everything -Irender -Isrc -Itests/fuzz"
 
 build() {
 	set -e
 	sh tests/embed.sh fg_script_js render/script.js > "$OUT/gen/script_js.c"
 	sh tests/embed.sh --table fg_palette_files $(ls palettes/*.rules palettes/*.pal | LC_ALL=C sort) > "$OUT/gen/palettes_data.c"
 	local objs=()
-	for f in render/*.c base/*.c "$OUT"/gen/*.c; do
+	for f in render/*.c render/base/*.c "$OUT"/gen/*.c; do
 		local o="$OUT/obj/render_$(basename "$f" .c).o"
 		$CLANG $LIBFLAGS -c "$f" -o "$o"
 		objs+=("$o")

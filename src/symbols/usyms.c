@@ -16,7 +16,8 @@
  * forgotten when unused for a while (usyms_sweep()), read again if needed.
  * Anonymous executable mappings (JIT code) are looked up in
  * /tmp/perf-PID.map, kept while the process lives (perfmap.c).  Names
- * are demangled on first use.
+ * are demangled on first use.  A frame with no symbol can still be named
+ * after its file (usyms_file_name()).
  */
 #include <gelf.h>
 #include <inttypes.h>
@@ -48,6 +49,7 @@ struct seg {
 struct efile {
 	uint64_t dev, ino;
 	char *path;		/* for files without dev/ino */
+	char *label;		/* "[basename]": frames without a symbol */
 	struct esym *syms;
 	size_t n, cap;
 	char *names;
@@ -89,6 +91,7 @@ static void efile_free(struct efile *e)
 	free(e->names);
 	free(e->segs);
 	free(e->path);
+	free(e->label);
 	free(e);
 }
 
@@ -299,6 +302,22 @@ static int cmp_esym(const void *a, const void *b)
 	return y->global - x->global;	/* globals first among aliases */
 }
 
+/* "[basename]" of a mapped file's path, without " (deleted)". */
+static char *file_label(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+	char *l;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 10 && !strcmp(base + len - 10, " (deleted)"))
+		len -= 10;
+	if (asprintf(&l, "[%.*s]", (int)len, base) < 0)
+		return NULL;
+	return l;
+}
+
 static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 {
 	struct efile *e = calloc(1, sizeof(*e));
@@ -310,6 +329,7 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 	e->dev = m->dev;
 	e->ino = m->ino;
 	e->path = strdup(m->path);
+	e->label = file_label(m->path);
 	elf = elf_of(fd = procmaps_open(tgid, m));
 	if (elf) {
 		e->fixed = is_fixed(elf);
@@ -419,6 +439,21 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 	return NULL;
 }
 
+const char *usyms_file_name(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	const struct pmap *m = procmaps_find(u->pm, tgid, addr);
+	struct efile *e;
+
+	if (!m)
+		return NULL;
+	if (!m->path[0] || !strncmp(m->path, "//anon", 6))
+		return "[anon]";
+	if (m->path[0] != '/')
+		return m->path;		/* [vdso], [anon:NAME], ... */
+	e = get_file(u, tgid, m);
+	return e ? e->label : NULL;
+}
+
 void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 		  size_t *bytes)
 {
@@ -427,7 +462,8 @@ void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 	for (size_t i = 0; i < u->n; i++) {
 		const struct efile *e = u->files[i];
 
-		b += sizeof(*e) + e->cap * sizeof(*e->syms) + e->ncap +
+		b += sizeof(*e) + (e->label ? strlen(e->label) + 1 : 0) +
+		     e->cap * sizeof(*e->syms) + e->ncap +
 		     e->segcap * sizeof(*e->segs);
 	}
 	*files = u->n;

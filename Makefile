@@ -138,7 +138,7 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP
 CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
 	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
-	symbols/usyms.o symbols/perfmap.o symbols/demangle.o \
+	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
 	unwind/native_tables.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)

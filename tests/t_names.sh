@@ -81,3 +81,68 @@ objcopy --add-gnu-debuglink=wrong.debug wrong &&
 objcopy --only-keep-debug other wrong.debug
 names wrong
 expect names_debuglink_other_build "[wrong];[wrong];[unknown]"
+
+# Go: names from the pclntab of binaries built with -ldflags='-s -w' (no
+# .symtab): non-PIE (.gopclntab), PIE (.data.rel.ro.gopclntab), and with
+# no section headers at all (the table found by its header).
+if ! command -v go > /dev/null && [ "$(id -u)" = 0 ]; then
+	sh "$TOP/tests/deps.sh" golang-go > /dev/null 2>&1
+fi
+if ! command -v go > /dev/null; then
+	skip names_go "no Go toolchain (golang-go could not be installed)"
+	exit 0
+fi
+mkdir gop && cd gop || exit 1
+cat > main.go <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+type T struct{ n int }
+
+//go:noinline
+func (t *T) owMethod() int { time.Sleep(time.Hour); return t.n }
+
+//go:noinline
+func owLeaf(x int) int { return (&T{x}).owMethod() + 1 }
+
+func main() { fmt.Println(owLeaf(len(os.Args))) }
+GO
+printf 'module owtest\ngo 1.16\n' > go.mod
+export HOME=$TMPD GOCACHE=$TMPD/gocache GOPATH=$TMPD/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local
+if ! go build -o ../gofull . 2> ../go.err || ! go build -ldflags='-s -w' -o ../gostripped . ||
+   ! go build -buildmode=pie -o ../gopiefull . || ! go build -buildmode=pie -ldflags='-s -w' -o ../gopie .; then
+	skip names_go "go build failed: $(head -c 300 ../go.err)"
+	exit 0
+fi
+cd .. || exit 1
+# gonames NAME FULL: GOT = the names of main.(*T).owMethod+1, main.owLeaf+1
+# in a process of ./NAME, addresses from FULL (relocated by the load base)
+gonames() {
+	local pid base first m l
+	"./$1" > /dev/null 2>&1 & pid=$!
+	PIDS+=("$pid")
+	sleep 0.3
+	base=$(awk -v f="$TMPD/$1" '$6 == f && $3 == "00000000" { print $1; exit }' /proc/$pid/maps | cut -d- -f1)
+	first=$(readelf -lW "$2" | awk '$1 == "LOAD" { print $3; exit }')
+	m=$(go tool nm "$2" | awk '$3 == "main.(*T).owMethod" { print $1 }')
+	l=$(go tool nm "$2" | awk '$3 == "main.owLeaf" { print $1 }')
+	GOT=$("$USYMNAME" "$pid" "$(printf %x $((0x$base - first + 0x$m + 1)))" \
+		"$(printf %x $((0x$base - first + 0x$l + 1)))" | paste -sd';')
+	kill "$pid"
+}
+GOWANT="main.(*T).owMethod;main.owLeaf"
+gonames gostripped gofull
+expect names_go_stripped "$GOWANT"
+gonames gopie gopiefull
+expect names_go_pie "$GOWANT"
+# no section headers: e_shoff (8 bytes at 0x28) and e_shnum (2 at 0x3c) zeroed
+cp gostripped gonoshdr
+printf '\0\0\0\0\0\0\0\0' | dd of=gonoshdr bs=1 seek=$((0x28)) conv=notrunc 2> /dev/null
+printf '\0\0\0\0' | dd of=gonoshdr bs=1 seek=$((0x3c)) conv=notrunc 2> /dev/null
+gonames gonoshdr gofull
+expect names_go_no_section_headers "$GOWANT"

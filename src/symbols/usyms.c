@@ -8,7 +8,8 @@
  * /usr/lib/debug/.build-id/xx/yyyy.debug by build-id, else .gnu_debuglink
  * next to the file, in its .debug/ directory or under /usr/lib/debug (a
  * debug file is used only when its build id, or without one the link's
- * CRC, is the file's), else its MiniDebugInfo (.gnu_debugdata).
+ * CRC, is the file's), else its MiniDebugInfo (.gnu_debugdata), else,
+ * for Go binaries, their pclntab (gopclntab.c).
  * Files are opened through /proc/PID/map_files while the process lives
  * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
  * in containers), then by their path (processes that have exited).
@@ -33,6 +34,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "demangle.h"
+#include "gopclntab.h"
 #include "common/htab.h"
 #include "perfmap.h"
 #include "usyms.h"
@@ -382,15 +384,21 @@ static bool minidebuginfo(struct efile *e, Elf *elf)
 	return e->n > before;
 }
 
+static void add_go_fn(void *e, uint64_t addr, uint64_t size, const char *name)
+{
+	add_sym(e, addr, size, name, 1);
+}
+
 /* Symbols from the debug files of elf, mapped from path: by build id,
- * by .gnu_debuglink, else its MiniDebugInfo. */
+ * by .gnu_debuglink, else its MiniDebugInfo, else (Go) its pclntab. */
 static void read_debug(struct efile *e, Elf *elf, const char *path)
 {
 	struct want w = { 0 };
 
 	w.id = build_id(elf, &w.idlen);
-	if (!debug_by_build_id(e, &w) && !debug_by_link(e, elf, path, &w))
-		minidebuginfo(e, elf);
+	if (!debug_by_build_id(e, &w) && !debug_by_link(e, elf, path, &w) &&
+	    !minidebuginfo(e, elf))
+		gopclntab_read(elf, add_go_fn, e);
 }
 
 /* An executable that is not a PIE: mapped at one address in every process. */

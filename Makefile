@@ -19,7 +19,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
-LDLIBS   := -lbpf -ldw -lelf -lz -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
+LDLIBS   := -lbpf -ldw -lelf -lz -llzma -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
 	    -lprotobuf-c -ljson-c
 
 ifeq ($(SANITIZE),1)
@@ -102,7 +102,8 @@ $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 # Build dependencies (Debian package names); installed when missing.
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
-	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev
+	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
+	liblzma-dev
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -116,7 +117,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
-	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw
+	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/usymname
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
@@ -137,7 +138,7 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP
 CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
 	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
-	symbols/usyms.o symbols/perfmap.o symbols/demangle.o \
+	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
 	unwind/native_tables.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
@@ -149,8 +150,13 @@ $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(LDFLAGS) $(CAP_WRAP) $< -o $@ \
-		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -liberty \
+		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -lz -llzma -liberty \
 		$(LDLIBS_RENDER) -ldl
+
+# User-space names of a live process's addresses, without BPF (tests/t_names.sh).
+$(OUT)/tests_src/usymname: tests/tools/usymname.c $(OUT)/tests_src/libcapunits.a
+	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(OUT)/tests_src/libcapunits.a \
+		-lelf -lz -llzma -liberty
 
 # A format added as one file and one row of the writers' table: offwake-svg
 # with tests/unit_src/export_test.c and writers.c's OW_TEST_WRITER row

@@ -132,7 +132,7 @@ enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
 	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
-	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG,
+	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN,
 };
 
 /*
@@ -227,6 +227,10 @@ static const struct opt opts[] = {
 	  "pointers (as offwaketime); auto (default): the\n"
 	  "tables where a file has them, frame pointers\n"
 	  "elsewhere (JIT code, files that cannot be read)" },
+	{ 0, "unknown-frames", "file|plain", G_NONE, O_UNKNOWN,
+	  "user frames without a symbol: file (default)\n"
+	  "names them after their file, \"[libc.so.6]\", as\n"
+	  "perf does; plain shows offwaketime's \"[unknown]\"" },
 	{ 0, "unwind-memory", "MB", G_NONE, O_UNWIND_MB,
 	  "kernel memory for unwind tables (default 32;\n"
 	  "files whose tables do not fit use frame pointers)" },
@@ -482,6 +486,12 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		else
 			return usage_error("argument %s: invalid choice: '%s' (choose from 'auto', 'fp', 'cfi')",
 					   name, val);
+		break;
+	case O_UNKNOWN:
+		if (strcmp(val, "file") && strcmp(val, "plain"))
+			return usage_error("argument %s: invalid choice: '%s' (choose from 'file', 'plain')",
+					   name, val);
+		o->plain_unknown = !strcmp(val, "plain");
 		break;
 	case O_UNWIND_MB:
 		r = int_arg(name, val, 65536, true, &o->unwind_mb);

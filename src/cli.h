@@ -84,6 +84,7 @@ struct capture_opts {
 	uint64_t unwind_mb;	/* --unwind-memory MB, default 32 */
 	uint64_t ringbuf_mb;	/* --ring-buffer-size MB; 0: by the CPUs */
 	uint32_t stack_backlog;	/* --backlog N; 0: by the memory */
+	bool plain_unknown;	/* --unknown-frames=plain */
 	uint32_t chain_depth;	/* --chain-depth N: waker levels, 1 to 4 */
 	uint64_t chain_max_age_us;	/* --chain-max-age US */
 	struct fg_options fg;	/* render options for the SVG */

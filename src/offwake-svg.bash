@@ -15,7 +15,8 @@ _offwake_svg()
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
-		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog"
+		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog
+		--unknown-frames"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
@@ -31,6 +32,9 @@ _offwake_svg()
 		return ;;
 	--unwind)
 		COMPREPLY=($(compgen -W "auto fp cfi" -- "$cur"))
+		return ;;
+	--unknown-frames)
+		COMPREPLY=($(compgen -W "file plain" -- "$cur"))
 		return ;;
 	--format|-F)
 		COMPREPLY=($(compgen -W "svg folded pprof speedscope" -- "$cur"))

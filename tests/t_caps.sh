@@ -9,7 +9,7 @@
 #                      the workload has no frame pointers)
 #   caps_set_other     the same for a root process (its files readable)
 #   caps_no_<cap>      each of the three dropped: exit 1, one line naming it
-#   caps_unreadable    a root process's binary nobody may read: [unknown]
+#   caps_unreadable    a root process's binary nobody may read: [pp_hidden]
 #                      frames and a warning naming the file and what helps
 #   caps_files_set     + CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE and
 #                      CAP_CHECKPOINT_RESTORE: that binary, and a deleted
@@ -136,8 +136,8 @@ for c in CAP_BPF CAP_PERFMON CAP_SYSLOG; do
 done
 
 as $SET "$HIDDEN" hidden
-if [ "$(cat "$TMPD/hidden.st")" = 0 ] && ! whole hidden && grep -q '^ow_pong;.*\[unknown\]' "$TMPD/hidden.folded" &&
-   grep -qE "^offwake-svg: warning: [0-9]+ files mapped by traced processes could not be opened \($TMPD/secret/pp_hidden: Permission denied\): their frames are \[unknown\].*CAP_DAC_READ_SEARCH" "$TMPD/hidden.err"; then
+if [ "$(cat "$TMPD/hidden.st")" = 0 ] && ! whole hidden && grep -q '^ow_pong;.*\[pp_hidden\]' "$TMPD/hidden.folded" &&
+   grep -qE "^offwake-svg: warning: [0-9]+ files mapped by traced processes could not be opened \($TMPD/secret/pp_hidden: Permission denied\): their frames have no function names.*CAP_DAC_READ_SEARCH" "$TMPD/hidden.err"; then
 	pass caps_unreadable
 else
 	fail caps_unreadable "$(why hidden)"

@@ -169,7 +169,7 @@ fi
 attached $CP
 "$TMPD/shortlived" "$TMPD/short.out"
 wait $CP
-if has exited '^ow_short;.*short_main;' && ! has exited '^ow_short;\[unknown\];\[unknown\];'; then
+if has exited '^ow_short;.*short_main;' && ! has exited '^ow_short;\[(unknown|shortlived)\];\[(unknown|shortlived)\];'; then
 	pass capture_exited_process
 else
 	fail capture_exited_process "frames of an exited process not named"

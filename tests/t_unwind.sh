@@ -122,7 +122,7 @@ fi
 # start_thread and possibly clone3.  Between the last function of a chain
 # and the kernel, libc's read/write (one or two names: an alias, a
 # nocancel variant).
-MAINROOT='^((_start|__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main);((__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main|\[unknown\]);)*)?main;'
+MAINROOT='^((_start|__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main);((__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main|\[unknown\]|\[libc[-.a-z0-9]*\]);)*)?main;'
 THREADROOT='^((clone3|clone|__clone3|__clone|__GI___clone3|__GI___clone|__clone_internal);)?start_thread;'
 RD='(__GI_)?_*(libc_)?read(_nocancel)?;'
 WR='(__GI_)?_*(libc_)?write(_nocancel)?;'
@@ -313,7 +313,7 @@ case_ withfp ow_chain ow_chainw "${MAINROOT}${FCHAIN}${RD}(${RD})?\$" "${THREADR
 # chains' last frames (a suffix of them).
 # suffix RE FRAME...: RE, then each FRAME, all optional from the root
 suffix() { local re=$1 f; shift; for f; do re="($re)?$f;"; done; echo "$re"; }
-MAINENTRY='(_start|__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main);((__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main|\[unknown\]);)*'
+MAINENTRY='(_start|__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main);((__libc_start_main[A-Za-z0-9_]*|__libc_start_call_main|\[unknown\]|\[libc[-.a-z0-9]*\]);)*'
 HONEST_B="^($(suffix "($MAINENTRY)?main;" f1 f2 f3 f4 f5 f6))?${RD}(${RD})?\$" \
 HONEST_W="^($(suffix "((clone3|clone|__clone3|__clone|__GI___clone3|__GI___clone|__clone_internal);)?start_thread;" writer w1 w2 w3 w4 w5 w6))?${WR}(${WR})?\$" \
 POS=auto case_ mixed ow_chain ow_chainw "${MAINROOT}${FCHAIN}${RD}(${RD})?\$" "${THREADROOT}${WCHAIN}" \

@@ -936,6 +936,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
 		return -1;
 	c->fo.locs = o->locs;	/* addresses and files too */
+	c->fo.plain_unknown = o->plain_unknown;
 	c->stacks.forget = unsee;
 	c->stacks.freed = freed;
 	c->stacks.ctx = c;

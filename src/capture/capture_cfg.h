@@ -35,6 +35,7 @@ struct capture_cfg {
 	uint64_t chain_max_age_us;
 	uint64_t ringbuf_mb;		/* --ring-buffer-size; 0: by the CPUs */
 	uint32_t stack_backlog;		/* --backlog; 0: by the memory */
+	bool plain_unknown;		/* --unknown-frames=plain */
 	/* what the writer needs */
 	bool merge;			/* sum keys by what the output shows
 					 * (no pids beyond --group's) */

@@ -2,7 +2,9 @@
 /*
  * fold.c - the stacks of an aggregation key to frame names, as
  * offwaketime names them: kernel frames by ksym ("[unknown]" when not
- * found), user frames by the process's symbols ("[unknown]"),
+ * found), user frames by the process's symbols, else after their file
+ * as perf does ("[libc.so.6]"; "[unknown]" outside any mapping, or for
+ * every frame without a symbol with folder.plain_unknown),
  * "[Missed Kernel Stack]" and "[Missed User Stack]" for stacks that could
  * not be taken (-EFAULT, the usual "no such stack here", shows nothing,
  * as in offwaketime), "[Lost ... Stack: backlog full]" for stacks taken
@@ -446,7 +448,10 @@ static const char *user_name(struct folder *f, struct lineage *ln,
 	const char *name = ln ? htab_get(&ln->names, addr, version) : NULL;
 
 	if (!name) {
-		name = kept_name(f, usyms_name(f->us, tgid, addr));
+		name = usyms_name(f->us, tgid, addr);
+		if (!name && !f->plain_unknown)
+			name = usyms_file_name(f->us, tgid, addr);
+		name = kept_name(f, name);
 		if (ln && !htab_put(&ln->names, addr, version, (void *)name))
 			f->lin_entries++;	/* (else uncached) */
 	}

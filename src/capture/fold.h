@@ -60,6 +60,9 @@ struct folder {
 	bool locs;		/* keep where frames are (pprof; set after
 				 * folder_init): symbolised stacks are then
 				 * equal when their names and places are */
+	bool plain_unknown;	/* user frames without a symbol are
+				 * "[unknown]", not named after their file
+				 * (set after folder_init) */
 	struct locs loctab;	/* the mappings they are in */
 	/* what is kept, for folder_counts() */
 	size_t nstacks, stack_bytes;	/* interned */

@@ -433,7 +433,7 @@ void procmaps_report_denied(void)
 			denied.nmaps, denied.maps, strerror(EACCES),
 			privs_maps_hint());
 	if (denied.nfiles)
-		fprintf(stderr, OW_PROG ": warning: %zu files mapped by traced processes could not be opened (%s: %s): their frames are [unknown] and their stacks walked by frame pointers%s\n",
+		fprintf(stderr, OW_PROG ": warning: %zu files mapped by traced processes could not be opened (%s: %s): their frames have no function names (only the file's) and their stacks are walked by frame pointers%s\n",
 			denied.nfiles, denied.file, strerror(EACCES),
 			privs_files_hint());
 	htab_free(&denied.files);

@@ -6,7 +6,10 @@
  * libraries alike); the function symbols of .symtab and .dynsym give the
  * name.  When a file has no .symtab, its separate debug file is used:
  * /usr/lib/debug/.build-id/xx/yyyy.debug by build-id, else .gnu_debuglink
- * next to the file, in its .debug/ directory or under /usr/lib/debug.
+ * next to the file, in its .debug/ directory or under /usr/lib/debug (a
+ * debug file is used only when its build id, or without one the link's
+ * CRC, is the file's), else its MiniDebugInfo (.gnu_debugdata), else,
+ * for Go binaries, their pclntab (gopclntab.c).
  * Files are opened through /proc/PID/map_files while the process lives
  * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
  * in containers), then by their path (processes that have exited).
@@ -16,18 +19,22 @@
  * forgotten when unused for a while (usyms_sweep()), read again if needed.
  * Anonymous executable mappings (JIT code) are looked up in
  * /tmp/perf-PID.map, kept while the process lives (perfmap.c).  Names
- * are demangled on first use.
+ * are demangled on first use.  A frame with no symbol can still be named
+ * after its file (usyms_file_name()).
  */
 #include <gelf.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <lzma.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "demangle.h"
+#include "gopclntab.h"
 #include "common/htab.h"
 #include "perfmap.h"
 #include "usyms.h"
@@ -48,6 +55,7 @@ struct seg {
 struct efile {
 	uint64_t dev, ino;
 	char *path;		/* for files without dev/ino */
+	char *label;		/* "[basename]": frames without a symbol */
 	struct esym *syms;
 	size_t n, cap;
 	char *names;
@@ -89,6 +97,7 @@ static void efile_free(struct efile *e)
 	free(e->names);
 	free(e->segs);
 	free(e->path);
+	free(e->label);
 	free(e);
 }
 
@@ -221,65 +230,175 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf_of(*fd = ow_open_file(path));
 }
 
-/* Symbols from a debug file at path; true when it had any. */
-static bool try_debug(struct efile *e, const char *path)
+/* The GNU build id of elf (*len bytes), or NULL. */
+static const void *build_id(Elf *elf, size_t *len)
 {
-	size_t before = e->n;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name, desc;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name, &desc)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name, "GNU", 4) &&
+			    nh.n_descsz) {
+				*len = nh.n_descsz;
+				return (char *)d->d_buf + desc;
+			}
+	}
+	return NULL;
+}
+
+/* What a debug file must have to be the file's: its build id, or (a file
+ * without one) the CRC of .gnu_debuglink. */
+struct want {
+	const void *id;
+	size_t idlen;
+	bool has_crc;
+	uint32_t crc;
+};
+
+static bool crc_matches(int fd, uint32_t want)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, NULL, 0);
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, n);
+	return !n && crc == want;
+}
+
+/* Symbols from the debug file at path if it is the one w describes; true
+ * when it had any.  A debug file of another build is never used: its
+ * addresses would name the wrong functions. */
+static bool try_debug(struct efile *e, const char *path, const struct want *w)
+{
+	size_t before = e->n, len = 0;
+	const void *id;
+	bool ok;
 	Elf *elf;
 	int fd;
 
 	elf = open_elf(path, &fd);
 	if (!elf)
 		return false;
-	read_syms(e, elf);
+	id = build_id(elf, &len);
+	if (w->idlen)
+		ok = id && len == w->idlen && !memcmp(id, w->id, len);
+	else
+		ok = w->has_crc && crc_matches(fd, w->crc);
+	if (ok)
+		read_syms(e, elf);
 	elf_end(elf);
 	close(fd);
 	return e->n > before;
 }
 
-static bool debug_by_build_id(struct efile *e, Elf *elf)
+static bool debug_by_build_id(struct efile *e, const struct want *w)
 {
-	Elf_Data *d = section(elf, ".note.gnu.build-id");
-	const unsigned char *id;
+	const unsigned char *id = w->id;
 	char path[PATH_MAX], *p;
-	uint32_t namesz, descsz;
-	uint64_t off;
 
-	if (!d || d->d_size < 16)
+	if (!w->idlen)
 		return false;
-	memcpy(&namesz, d->d_buf, 4);
-	memcpy(&descsz, (char *)d->d_buf + 4, 4);
-	/* 64-bit: the sizes come from the file and may be anything */
-	off = 12 + (((uint64_t)namesz + 3) & ~3ULL);
-	if (!descsz || off > d->d_size || descsz > d->d_size - off)
-		return false;
-	id = (const unsigned char *)d->d_buf + off;
 	p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (uint32_t i = 1; i < descsz && i < 64; i++)
+	for (size_t i = 1; i < w->idlen && i < 64; i++)
 		p += sprintf(p, "%02x", id[i]);
 	strcpy(p, ".debug");
-	return try_debug(e, path);
+	return try_debug(e, path, w);
 }
 
-static bool debug_by_link(struct efile *e, Elf *elf, const char *file)
+static bool debug_by_link(struct efile *e, Elf *elf, const char *file,
+			  struct want *w)
 {
 	Elf_Data *d = section(elf, ".gnu_debuglink");
 	char path[2 * PATH_MAX + 32], dir[PATH_MAX];
 	const char *name;
+	size_t len;
 
 	if (!d || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
 		return false;
 	name = d->d_buf;
+	len = (strlen(name) + 4) & ~(size_t)3;	/* then the CRC, aligned */
+	if (len + 4 <= d->d_size) {
+		memcpy(&w->crc, (char *)d->d_buf + len, 4);
+		w->has_crc = true;
+	}
 	snprintf(dir, sizeof(dir), "%s", file);
 	dirname(dir);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (strcmp(path, file) && try_debug(e, path))
+	if (strcmp(path, file) && try_debug(e, path, w))
 		return true;
 	snprintf(path, sizeof(path), "%s/.debug/%s", dir, name);
-	if (try_debug(e, path))
+	if (try_debug(e, path, w))
 		return true;
 	snprintf(path, sizeof(path), "/usr/lib/debug%s/%s", dir, name);
-	return try_debug(e, path);
+	return try_debug(e, path, w);
+}
+
+/*
+ * MiniDebugInfo (Fedora, RHEL, ...): .gnu_debugdata, an xz-compressed ELF
+ * whose .symtab has the function symbols .dynsym lacks.  Decompressed
+ * (at most MINIDEBUG_MAX bytes: the file is the traced user's) and read
+ * as an in-memory ELF.  True when it gave symbols.
+ */
+#define MINIDEBUG_MAX	(256u << 20)
+static bool minidebuginfo(struct efile *e, Elf *elf)
+{
+	Elf_Data *d = section(elf, ".gnu_debugdata");
+	lzma_stream xz = LZMA_STREAM_INIT;
+	size_t before = e->n, cap = 0;
+	char *buf = NULL;
+	lzma_ret r;
+	Elf *mem;
+
+	if (!d || lzma_stream_decoder(&xz, MINIDEBUG_MAX, 0) != LZMA_OK)
+		return false;
+	xz.next_in = d->d_buf;
+	xz.avail_in = d->d_size;
+	do {
+		if (!xz.avail_out) {
+			if (cap >= MINIDEBUG_MAX ||
+			    ow_grow(&buf, &cap, cap + 1, 1) < 0)
+				break;
+			xz.next_out = (uint8_t *)buf + xz.total_out;
+			xz.avail_out = cap - xz.total_out;
+		}
+		r = lzma_code(&xz, LZMA_FINISH);
+	} while (r == LZMA_OK);
+	if (r == LZMA_STREAM_END &&
+	    (mem = elf_memory(buf, xz.total_out))) {
+		if (elf_kind(mem) == ELF_K_ELF)
+			read_syms(e, mem);
+		elf_end(mem);
+	}
+	lzma_end(&xz);
+	free(buf);
+	return e->n > before;
+}
+
+static void add_go_fn(void *e, uint64_t addr, uint64_t size, const char *name)
+{
+	add_sym(e, addr, size, name, 1);
+}
+
+/* Symbols from the debug files of elf, mapped from path: by build id,
+ * by .gnu_debuglink, else its MiniDebugInfo, else (Go) its pclntab. */
+static void read_debug(struct efile *e, Elf *elf, const char *path)
+{
+	struct want w = { 0 };
+
+	w.id = build_id(elf, &w.idlen);
+	if (!debug_by_build_id(e, &w) && !debug_by_link(e, elf, path, &w) &&
+	    !minidebuginfo(e, elf))
+		gopclntab_read(elf, add_go_fn, e);
 }
 
 /* An executable that is not a PIE: mapped at one address in every process. */
@@ -299,6 +418,22 @@ static int cmp_esym(const void *a, const void *b)
 	return y->global - x->global;	/* globals first among aliases */
 }
 
+/* "[basename]" of a mapped file's path, without " (deleted)". */
+static char *file_label(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+	char *l;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 10 && !strcmp(base + len - 10, " (deleted)"))
+		len -= 10;
+	if (asprintf(&l, "[%.*s]", (int)len, base) < 0)
+		return NULL;
+	return l;
+}
+
 static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 {
 	struct efile *e = calloc(1, sizeof(*e));
@@ -310,12 +445,13 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 	e->dev = m->dev;
 	e->ino = m->ino;
 	e->path = strdup(m->path);
+	e->label = file_label(m->path);
 	elf = elf_of(fd = procmaps_open(tgid, m));
 	if (elf) {
 		e->fixed = is_fixed(elf);
 		read_segs(e, elf);
-		if (!read_syms(e, elf) && !debug_by_build_id(e, elf))
-			debug_by_link(e, elf, m->path);
+		if (!read_syms(e, elf))
+			read_debug(e, elf, m->path);
 		elf_end(elf);
 		close(fd);
 	}
@@ -419,6 +555,21 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 	return NULL;
 }
 
+const char *usyms_file_name(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	const struct pmap *m = procmaps_find(u->pm, tgid, addr);
+	struct efile *e;
+
+	if (!m)
+		return NULL;
+	if (!m->path[0] || !strncmp(m->path, "//anon", 6))
+		return "[anon]";
+	if (m->path[0] != '/')
+		return m->path;		/* [vdso], [anon:NAME], ... */
+	e = get_file(u, tgid, m);
+	return e ? e->label : NULL;
+}
+
 void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 		  size_t *bytes)
 {
@@ -427,7 +578,8 @@ void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 	for (size_t i = 0; i < u->n; i++) {
 		const struct efile *e = u->files[i];
 
-		b += sizeof(*e) + e->cap * sizeof(*e->syms) + e->ncap +
+		b += sizeof(*e) + (e->label ? strlen(e->label) + 1 : 0) +
+		     e->cap * sizeof(*e->syms) + e->ncap +
 		     e->segcap * sizeof(*e->segs);
 	}
 	*files = u->n;

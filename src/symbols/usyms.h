@@ -20,6 +20,13 @@ void usyms_free(struct usyms *u);
  * the next usyms_sweep().
  */
 const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
+/*
+ * What names a frame without a symbol, as perf and stackcollapse-perf.pl
+ * do: the mapping's file, "[libc.so.6]"; "[vdso]" and alike as the maps
+ * name them, "[anon]" for anonymous memory; NULL when addr is in no
+ * mapping.  Valid until the next usyms_sweep() or maps learnt.
+ */
+const char *usyms_file_name(struct usyms *u, uint32_t tgid, uint64_t addr);
 /* Forget the files not used since the last max_idle calls (0: all), and
  * the JIT maps of processes gone a few calls. */
 void usyms_sweep(struct usyms *u, unsigned max_idle);

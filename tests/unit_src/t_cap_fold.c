@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <unistd.h>
 #include "capture/fold.h"
@@ -60,6 +61,12 @@ __attribute__((noinline)) void fn_beta(void)
 {
 	__asm__ volatile("nop; nop; nop; nop");
 }
+
+/* Code of this program with no function symbol (a label is not one),
+ * after a function whose size ends before it: named after the file. */
+__asm__(".text\n.p2align 4\n.type nosym_pre, @function\nnosym_pre:\n\tret\n"
+	".size nosym_pre, 1\nnosym_code:\n\tnop\n\tnop\n\tret\n");
+extern char nosym_code[];
 
 #define UA(fn, off)	((uint64_t)(uintptr_t)(fn) + (off))
 
@@ -143,7 +150,7 @@ static void expect(const struct symstack *s, const char *want,
 /* References of the stacks sent. */
 enum {
 	R_SLEEP = 1, R_SLEEP2, R_WEIRD, R_WAKE, R_IRQ, R_SOFT, R_USER, R_USER2,
-	R_TYPED,
+	R_TYPED, R_NOSYM,
 	R_NEVER,
 };
 #define REF(r)	(OW_STACK_HASH | (r))
@@ -424,6 +431,36 @@ static void test_locs(void)
 	env_free(&v);
 }
 
+/*
+ * User frames without a symbol are named after their file, as perf does
+ * ("[t_cap_fold]", "[vdso]"), or "[unknown]" as offwaketime with
+ * plain_unknown; "[unknown]" stays for an address in no mapping.
+ */
+static void test_file_names(bool plain)
+{
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+	const uint64_t ips[] = { UA(nosym_code, 1), UA(fn_alpha, 1),
+		vdso ? vdso + 0x10 : 0x30, 0x10 };
+	const char *want = plain ? "[unknown];fn_alpha;[unknown];[unknown]" :
+		vdso ? "[t_cap_fold];fn_alpha;[vdso];[unknown]" :
+		"[t_cap_fold];fn_alpha;[unknown];[unknown]";
+	struct agg_entry e;
+	struct env v;
+
+	if (env_init(&v, false)) {
+		check(0, "fold: file names: folder_init", "%s", strerror(errno));
+		return;
+	}
+	v.f.plain_unknown = plain;
+	send(&v, REF(R_NOSYM), ips, 4);
+	key(&e, OW_NO_STACK, REF(R_NOSYM), OW_NO_STACK, OW_NO_STACK);
+	fold_resolve(&v.f, &e, false);
+	expect(e.stk[KS_T_USER], want, plain ?
+	       "fold: plain_unknown: frames without a symbol are [unknown], as offwaketime's" :
+	       "fold: a user frame without a symbol is named after its file ([vdso] for the vDSO), [unknown] in no mapping");
+	env_free(&v);
+}
+
 int main(void)
 {
 	struct env v;
@@ -453,6 +490,8 @@ int main(void)
 	test_lineage(&v);
 	test_comm(&v);
 	env_free(&v);
+	test_file_names(false);
+	test_file_names(true);
 	test_locs();
 	unlink(kallsyms);
 	return failed;

@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_names.sh - user-space names where a binary's .symtab is stripped
+# (src/symbols/usyms.c), checked on live processes with
+# build/tests_src/usymname (no BPF): MiniDebugInfo made as Fedora makes
+# it, a debug file by .gnu_debuglink used only when its build id is the
+# binary's, frames with no symbol named after their file ([unknown] with
+# --plain, and outside any mapping).  Addresses come from an unstripped
+# build of the same source (non-PIE: nm's values are the addresses).
+. "$(dirname "$0")/lib.sh"
+USYMNAME=$TOP/build/tests_src/usymname
+[ -x "$USYMNAME" ] || { skip names "build/tests_src/usymname not built (make test-bin)"; exit 0; }
+for t in cc strip objcopy nm xz; do
+	command -v $t > /dev/null || { skip names "$t not installed"; exit 0; }
+done
+cd "$TMPD" || exit 1
+PIDS=()
+trap 'kill "${PIDS[@]}" 2> /dev/null; rm -rf "$TMPD"' EXIT
+
+cat > p.c <<'C'
+#include <unistd.h>
+#ifdef OTHER
+__attribute__((noinline)) int ow_pad(int x) { return x * 3 + 1; }
+#endif
+static __attribute__((noinline)) int ow_static_leaf(int x)
+{
+	pause();
+	return x + 1;
+}
+__attribute__((noinline)) int ow_global_mid(int x) { return ow_static_leaf(x) * 2; }
+int main(int argc, char **argv) { return ow_global_mid(argc); }
+C
+cc -O1 -g -no-pie -o full p.c && cc -O1 -g -no-pie -DOTHER -o other p.c ||
+	{ skip names "cannot build a non-PIE C program"; exit 0; }
+LEAF=$(nm full | awk '$3 == "ow_static_leaf" { print $1 }')
+MID=$(nm full | awk '$3 == "ow_global_mid" { print $1 }')
+
+# names [--plain] NAME: GOT = the names of LEAF+1, MID+1 and 0x10 in a
+# process of ./NAME (waiting in pause()), joined by ';'
+names() {
+	local plain= pid
+	[ "$1" = --plain ] && { plain=--plain; shift; }
+	"./$1" > /dev/null 2>&1 & pid=$!
+	PIDS+=("$pid")
+	sleep 0.2
+	GOT=$("$USYMNAME" $plain "$pid" "$(printf %x $((0x$LEAF + 1)))" \
+		"$(printf %x $((0x$MID + 1)))" 10 | paste -sd';')
+	kill "$pid"
+}
+# expect NAME WANT: GOT is WANT
+expect() { if [ "$GOT" = "$2" ]; then pass "$1"; else fail "$1" "got '$GOT', want '$2'"; fi; }
+
+# Stripped: named after the file ([unknown] with --plain).
+cp full stripped && strip --strip-all stripped
+names stripped
+expect names_file_label "[stripped];[stripped];[unknown]"
+names --plain stripped
+expect names_plain_unknown "[unknown];[unknown];[unknown]"
+
+# MiniDebugInfo, as Fedora's find-debuginfo makes it: the function symbols
+# .dynsym lacks, in an xz-compressed ELF in .gnu_debugdata.
+nm -D full --format=posix --defined-only | awk '{ print $1 }' | sort > dynsyms
+nm full --format=posix --defined-only | awk '$2 == "T" || $2 == "t" { print $1 }' | sort > funcsyms
+comm -13 dynsyms funcsyms > keep
+objcopy --only-keep-debug full debug &&
+objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep debug mini &&
+xz -f mini && cp stripped minidebug &&
+objcopy --add-section .gnu_debugdata=mini.xz minidebug ||
+	fail names_minidebuginfo "could not make the .gnu_debugdata section"
+names minidebug
+expect names_minidebuginfo "ow_static_leaf;ow_global_mid;[unknown]"
+
+# .gnu_debuglink: the debug file of this build names; one of another build
+# (another build id, its functions elsewhere) is never used.
+objcopy --only-keep-debug full linked.debug && cp stripped linked &&
+objcopy --add-gnu-debuglink=linked.debug linked
+names linked
+expect names_debuglink "ow_static_leaf;ow_global_mid;[unknown]"
+cp stripped wrong && objcopy --only-keep-debug full wrong.debug &&
+objcopy --add-gnu-debuglink=wrong.debug wrong &&
+objcopy --only-keep-debug other wrong.debug
+names wrong
+expect names_debuglink_other_build "[wrong];[wrong];[unknown]"
+
+# Go: names from the pclntab of binaries built with -ldflags='-s -w' (no
+# .symtab): non-PIE (.gopclntab), PIE (.data.rel.ro.gopclntab), and with
+# no section headers at all (the table found by its header).
+if ! command -v go > /dev/null && [ "$(id -u)" = 0 ]; then
+	sh "$TOP/tests/deps.sh" golang-go > /dev/null 2>&1
+fi
+if ! command -v go > /dev/null; then
+	skip names_go "no Go toolchain (golang-go could not be installed)"
+	exit 0
+fi
+mkdir gop && cd gop || exit 1
+cat > main.go <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+type T struct{ n int }
+
+//go:noinline
+func (t *T) owMethod() int { time.Sleep(time.Hour); return t.n }
+
+//go:noinline
+func owLeaf(x int) int { return (&T{x}).owMethod() + 1 }
+
+func main() { fmt.Println(owLeaf(len(os.Args))) }
+GO
+printf 'module owtest\ngo 1.16\n' > go.mod
+export HOME=$TMPD GOCACHE=$TMPD/gocache GOPATH=$TMPD/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local
+if ! go build -o ../gofull . 2> ../go.err || ! go build -ldflags='-s -w' -o ../gostripped . ||
+   ! go build -buildmode=pie -o ../gopiefull . || ! go build -buildmode=pie -ldflags='-s -w' -o ../gopie .; then
+	skip names_go "go build failed: $(head -c 300 ../go.err)"
+	exit 0
+fi
+cd .. || exit 1
+# gonames NAME FULL: GOT = the names of main.(*T).owMethod+1, main.owLeaf+1
+# in a process of ./NAME, addresses from FULL (relocated by the load base)
+gonames() {
+	local pid base first m l
+	"./$1" > /dev/null 2>&1 & pid=$!
+	PIDS+=("$pid")
+	sleep 0.3
+	base=$(awk -v f="$TMPD/$1" '$6 == f && $3 == "00000000" { print $1; exit }' /proc/$pid/maps | cut -d- -f1)
+	first=$(readelf -lW "$2" | awk '$1 == "LOAD" { print $3; exit }')
+	m=$(go tool nm "$2" | awk '$3 == "main.(*T).owMethod" { print $1 }')
+	l=$(go tool nm "$2" | awk '$3 == "main.owLeaf" { print $1 }')
+	GOT=$("$USYMNAME" "$pid" "$(printf %x $((0x$base - first + 0x$m + 1)))" \
+		"$(printf %x $((0x$base - first + 0x$l + 1)))" | paste -sd';')
+	kill "$pid"
+}
+GOWANT="main.(*T).owMethod;main.owLeaf"
+gonames gostripped gofull
+expect names_go_stripped "$GOWANT"
+gonames gopie gopiefull
+expect names_go_pie "$GOWANT"
+# no section headers: e_shoff (8 bytes at 0x28) and e_shnum (2 at 0x3c) zeroed
+cp gostripped gonoshdr
+printf '\0\0\0\0\0\0\0\0' | dd of=gonoshdr bs=1 seek=$((0x28)) conv=notrunc 2> /dev/null
+printf '\0\0\0\0' | dd of=gonoshdr bs=1 seek=$((0x3c)) conv=notrunc 2> /dev/null
+gonames gonoshdr gofull
+expect names_go_no_section_headers "$GOWANT"

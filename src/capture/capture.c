@@ -417,37 +417,47 @@ static void read_percpu(struct bpf_map *map, uint64_t *sums, __u32 nkeys)
 }
 
 /*
- * Take every entry out of a backlog map (keys of ksize bytes, values of
- * vsize), handing each to got(); how many, or -1 (message printed).
+ * Take every entry out of a hash map, n at a time into keys and vals
+ * (room for n of each), handing each to got(); how many there were, or
+ * -1 (message printed).  Drains the counts maps and the backlogs.
  */
-static long empty_backlog(struct capture *c, struct bpf_map *map,
-			  size_t ksize, size_t vsize,
-			  void (*got)(struct capture *, void *, void *))
+static long empty_map(struct capture *c, struct bpf_map *map, void *keys,
+		      void *vals, __u32 n,
+		      void (*got)(struct capture *, void *, void *))
 {
-	enum { N = 256 };
-	static char keys[N * sizeof(struct ow_event)];
-	static char vals[N * sizeof(struct ow_stack)];
+	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
 	int fd = bpf_map__fd(map), err;
 	__u32 token, count;
 	bool first = true;
 	long total = 0;
 
 	do {
-		count = N;
+		count = n;
 		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token,
 						      &token, keys, vals,
 						      &count, NULL);
 		if (err && errno != ENOENT) {
-			ow_err("reading %s: %s", bpf_map__name(map),
+			ow_err("draining %s: %s", bpf_map__name(map),
 			       strerror(errno));
 			return -1;
 		}
 		first = false;
 		for (__u32 i = 0; i < count; i++)
-			got(c, keys + i * ksize, vals + i * vsize);
+			got(c, (char *)keys + i * ksize, (char *)vals + i * vsize);
 		total += count;
 	} while (!err);
 	return total;
+}
+
+/* A backlog map's entries, BACKLOG_BATCH at a time. */
+#define BACKLOG_BATCH	256
+static long empty_backlog(struct capture *c, struct bpf_map *map,
+			  void (*got)(struct capture *, void *, void *))
+{
+	static char keys[BACKLOG_BATCH * sizeof(struct ow_event)];
+	static char vals[BACKLOG_BATCH * sizeof(struct ow_stack)];
+
+	return empty_map(c, map, keys, vals, BACKLOG_BATCH, got);
 }
 
 static void got_stack(struct capture *c, void *key, void *val)
@@ -478,10 +488,8 @@ static int fetch_backlog(struct capture *c)
 		return 0;
 	c->kept = kept;
 	ring_buffer__consume(c->rb);
-	if (empty_backlog(c, c->skel->maps.event_backlog,
-			  sizeof(struct ow_event), 1, got_event) < 0 ||
-	    empty_backlog(c, c->skel->maps.stack_backlog, sizeof(__u64),
-			  sizeof(struct ow_stack), got_stack) < 0)
+	if (empty_backlog(c, c->skel->maps.event_backlog, got_event) < 0 ||
+	    empty_backlog(c, c->skel->maps.stack_backlog, got_stack) < 0)
 		return -1;
 	return 0;
 }
@@ -612,6 +620,18 @@ static void retry_pending(struct capture *c, bool final)
 	agg_free(&old);
 }
 
+/* A drained key (OW_KEY_SIZE(depth) bytes) and its blocked ns. */
+static void got_key(struct capture *c, void *key, void *val)
+{
+	struct ow_key k = { 0 };	/* levels past the depth */
+	__u64 ns;
+
+	memcpy(&k, key, bpf_map__key_size(c->skel->maps.counts0));
+	memcpy(&ns, val, sizeof(ns));
+	if (ns)
+		take(c, &k, ns, false);
+}
+
 /*
  * Move every entry of one counts map into the user-space sums; returns
  * how many there were, or -1.
@@ -620,34 +640,8 @@ static long drain_map(struct capture *c, struct bpf_map *map)
 {
 	static char keys[BATCH * sizeof(struct ow_key)];
 	static __u64 vals[BATCH];
-	size_t ksize = bpf_map__key_size(map);	/* OW_KEY_SIZE(depth) */
-	int fd = bpf_map__fd(map);
-	__u32 token, count;
-	bool first = true;
-	long total = 0;
-	int err;
 
-	do {
-		count = BATCH;
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token,
-						      &token, keys, vals,
-						      &count, NULL);
-		if (err && errno != ENOENT) {
-			ow_err("draining %s: %s", bpf_map__name(map),
-			       strerror(errno));
-			return -1;
-		}
-		first = false;
-		total += count;
-		for (__u32 i = 0; i < count; i++) {
-			struct ow_key k = { 0 };	/* levels past the depth */
-
-			memcpy(&k, keys + i * ksize, ksize);
-			if (vals[i])
-				take(c, &k, vals[i], false);
-		}
-	} while (!err);
-	return total;
+	return empty_map(c, map, keys, vals, BATCH, got_key);
 }
 
 /*

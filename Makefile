@@ -50,7 +50,7 @@ all: $(BIN)
 
 # A fresh clone without the build dependencies stops here, naming the
 # missing packages (not at a compiler error about a header); once.
-BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev,$(DEPS))
+BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev lld,$(DEPS))
 $(OUT)/.build-deps:
 	@sh tests/deps.sh --check $(BUILD_DEPS)
 	@mkdir -p $(OUT) && touch $@
@@ -103,7 +103,7 @@ $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
 	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
-	liblzma-dev
+	liblzma-dev lld
 deps:
 	@sh tests/deps.sh $(DEPS)
 

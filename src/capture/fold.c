@@ -468,21 +468,63 @@ static bool fixed_stack(struct folder *f, const struct rawstack *r,
 	return true;
 }
 
+/* The signal trampoline: the kernel makes its first byte a signal
+ * handler's return address (sa_restorer). */
+static const char sigreturn_name[] = "__restore_rt";
+
+/*
+ * A user frame's name: a return address's one byte back, in the call
+ * instruction (a call may be its function's last instruction: a noreturn
+ * callee; the return address is then the next function's, or padding),
+ * as perf, gdb and pprof do; an interrupted pc (the leaf, and the frame a
+ * signal trampoline restores) and the trampoline's entry (a handler's
+ * return address that no call pushed) as they are.
+ */
+static const char *frame_name_at(const struct frame_ctx *x, uint64_t entry,
+				 bool exact)
+{
+	uint32_t kind = OW_FRAME_KIND(entry);
+	const char *name = frame_name(x, entry);
+
+	if (exact || (kind != OW_FRAME_NATIVE && kind != OW_FRAME_JIT) ||
+	    !OW_FRAME_VALUE(entry) || !strcmp(name, sigreturn_name))
+		return name;
+	return frame_name(x, entry - 1);
+}
+
+/*
+ * A user stack's frames, leaf first; one the depth limit cut (as deep as
+ * the walker goes) ends in [truncated] where its outer frames would be.
+ */
 static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 				   uint32_t tgid, struct lineage *ln,
 				   uint64_t version)
 {
-	struct symstack *s = new_symstack(f, r->nr);
+	bool cut = r->nr >= OW_MAX_STACK_DEPTH;
+	size_t n = r->nr + cut;
+	struct symstack *s = new_symstack(f, n);
+	bool exact = true;	/* the leaf: an interrupted pc */
 
 	if (!s)
 		return NULL;
 	for (uint32_t i = 0; i < r->nr; i++) {
 		struct frame_ctx x = { f, tgid, ln, version };
+		uint64_t e = r->ips[i];
+		const char *name;
 
-		if (f->locs && OW_FRAME_KIND(r->ips[i]) == OW_FRAME_NATIVE)
-			*loc_of(s, r->nr, i) = locs_user(&f->loctab, tgid,
-				procmaps_find(f->pm, tgid, r->ips[i]), r->ips[i], !i);
-		add_frame(s, frame_name(&x, r->ips[i]));
+		if (f->locs)
+			*loc_of(s, n, i) = OW_FRAME_KIND(e) != OW_FRAME_NATIVE ?
+				(struct symloc){ NULL, 0 } :
+				locs_user(&f->loctab, tgid,
+					  procmaps_find(f->pm, tgid, e), e, exact);
+		name = frame_name_at(&x, e, exact);
+		add_frame(s, name);
+		exact = !strcmp(name, sigreturn_name);
+	}
+	if (cut) {
+		if (f->locs)
+			*loc_of(s, n, r->nr) = (struct symloc){ NULL, 0 };
+		add_frame(s, marker_names[OW_MARK_TRUNCATED]);
 	}
 	return s;
 }

@@ -323,6 +323,19 @@ static struct pmap *copy_maps(const struct pmap *maps, size_t n)
 	return copy;
 }
 
+/*
+ * Whether mapping m holds segment s: the kernel maps a PT_LOAD from its
+ * offset rounded down to a page (lld puts segments at offsets that are
+ * not page-aligned: 0x15080 for vaddr 0x16080), so the mapping may start
+ * before the segment, in the page it shares with the one before.
+ */
+static bool maps_segment(const struct pmap *m, const struct seg *s)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return m->off >= (s->off & ~(page - 1)) && m->off < s->off + s->filesz;
+}
+
 /* Write tgid's entry from its current maps. */
 static void update(struct cfi *c, struct cfi_proc *p,
 		   void (*between)(void *), void *ctx)
@@ -367,7 +380,7 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		for (size_t k = 0; k < f->nsegs; k++) {
 			const struct seg *s = &f->segs[k];
 
-			if (m->off < s->off || m->off >= s->off + s->filesz)
+			if (!maps_segment(m, s))
 				continue;
 			if (um.n == OW_UMAPS) {
 				c->st.over_maps++;

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_unwind_edges.sh - the unwinder's edge cases (issue 33): stacks whose
+# frames are right only when each part is right, checked on small
+# programs built -O2 -fomit-frame-pointer.
+#  - return addresses named at the call (addr - 1): a caller whose call
+#    is its last instruction (a noreturn callee) is named, not taken for
+#    the next function or [unknown].
+# Needs root and BPF (SKIP otherwise).
+. "$(dirname "$0")/lib.sh"
+WL=$TOP/tests/workloads
+
+can_capture unwind_edges || exit 0
+if [ "$(uname -m)" != x86_64 ]; then
+	skip unwind_edges "the CFI unwinder is x86_64's"
+	exit 0
+fi
+CF=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
+if ! cc "${CF[@]}" -o "$TMPD/edges" "$WL/edges.c" 2> "$TMPD/cc.err"; then
+	fail unwind_edges_build "$(head -c 300 "$TMPD/cc.err")"
+	exit 0
+fi
+
+# 1. Noreturn calls: main ends with a call to serve(), the thread's
+# n1 -> n2 -> n3 are calls in tail position that never return.
+"$TMPD/edges" noreturn 30 & NR=$!
+sleep 0.3
+"$OFFWAKE" -f -p $NR 2 > "$TMPD/nr" 2> "$TMPD/nr.err"; st=$?
+kill $NR 2> /dev/null; wait $NR 2> /dev/null
+for want in 'main;serve;block_forever;' 'thread;n1;n2;n3;block_forever;'; do
+	if [ $st -eq 0 ] && grep -qF "$want" "$TMPD/nr"; then
+		pass "unwind_edges_noreturn ($want)"
+	else
+		fail unwind_edges_noreturn "status $st, no '$want' in: $(cut -d' ' -f1 "$TMPD/nr" | head -c 400)"
+	fi
+done
+
+# 2. The depth limit: blocked 200 calls deep, the line says it was cut
+# (where its outer frames would be), and one 100 deep is not.
+for depth in 200 100; do
+	"$TMPD/edges" deep $depth 30 & DP=$!
+	sleep 0.3
+	"$OFFWAKE" -f -p $DP 1 > "$TMPD/deep$depth" 2> /dev/null; st=$?
+	kill $DP 2> /dev/null; wait $DP 2> /dev/null
+	n=$(grep -c '^edges;\[truncated\];deep;deep;' "$TMPD/deep$depth")
+	reads=$(grep -c '^edges;.*;deep;block_forever;read;' "$TMPD/deep$depth")
+	if [ $depth = 200 ]; then ok=$((n > 0 && n == reads)); else ok=$((n == 0 && reads > 0)); fi
+	if [ $st -eq 0 ] && [ $ok = 1 ]; then
+		pass "unwind_edges_depth_limit_$depth ($n of $reads lines marked)"
+	else
+		fail unwind_edges_depth_limit_$depth "status $st, $n of $reads blocked lines marked [truncated]"
+	fi
+done
+
+# 3. The same program linked by bfd and by lld (when clang's lld is
+# here): blocked time reaches _start through main in both.
+for ld in bfd lld; do
+	if ! command -v ld.$ld > /dev/null; then
+		skip unwind_edges_linker_$ld "no ld.$ld"
+		continue
+	fi
+	if ! cc "${CF[@]}" -fuse-ld=$ld -o "$TMPD/edges_$ld" "$WL/edges.c" \
+		2> "$TMPD/cc.err"; then
+		fail unwind_edges_linker_$ld "$(head -c 300 "$TMPD/cc.err")"
+		continue
+	fi
+	"$TMPD/edges_$ld" deep 4 30 & DP=$!
+	sleep 0.3
+	"$OFFWAKE" -f -p $DP 2 > "$TMPD/ld_$ld" 2> /dev/null; st=$?
+	kill $DP 2> /dev/null; wait $DP 2> /dev/null
+	pct=$(awk '/;deep;block_forever;read;/ { t += $NF; if ($0 ~ /^edges_[a-z]*;_start;__libc_start_main[^;]*;__libc_start_call_main;main;deep;deep;deep;deep;deep;block_forever;read;/) k += $NF }
+		END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/ld_$ld")
+	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
+		pass "unwind_edges_linker_$ld ($pct% of the blocked read time reaches _start)"
+	else
+		fail unwind_edges_linker_$ld "status $st, $pct% of the blocked read time reaches _start"
+	fi
+done

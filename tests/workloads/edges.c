@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * edges.c - a test workload for the unwinder's edge cases
+ * (t_unwind_edges.sh): threads block in read() on a pipe a feeder thread
+ * writes a byte to every 20 ms, until the process ends after SECONDS.
+ *
+ * usage: edges noreturn SECONDS
+ *   main() ends with a call to a noreturn loop, and a thread's chain
+ *   n1 -> n2 -> n3 is made of noreturn calls: each return address is the
+ *   first byte after its caller (the next function, or padding), so a
+ *   caller is named only when it is looked up one byte back.
+ * usage: edges deep DEPTH SECONDS
+ *   main blocks DEPTH calls of deep() deep (build it
+ *   -fno-optimize-sibling-calls): past the unwinder's depth limit
+ *   (OW_MAX_STACK_DEPTH, 127), the cut must show.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fds[2];
+
+static void *feeder(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		usleep(20000);
+	}
+}
+
+__attribute__((noinline, noreturn)) static void block_forever(void)
+{
+	char c;
+
+	for (;;)
+		if (read(fds[0], &c, 1) <= 0)
+			_exit(1);
+}
+
+__attribute__((noinline, noreturn)) void n3(void) { block_forever(); }
+__attribute__((noinline, noreturn)) void n2(void) { n3(); }
+__attribute__((noinline, noreturn)) void n1(void) { n2(); }
+
+static void *thread(void *arg)
+{
+	(void)arg;
+	n1();
+}
+
+__attribute__((noinline, noreturn)) void serve(void)
+{
+	block_forever();
+}
+
+__attribute__((noinline)) int deep(int n)
+{
+	if (n > 0)
+		return deep(n - 1) + 1;
+	block_forever();
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t, f;
+	int deep_mode = argc == 4 && !strcmp(argv[1], "deep");
+
+	if ((argc != 3 && !deep_mode) || pipe(fds) ||
+	    pthread_create(&f, NULL, feeder, NULL) ||
+	    (!deep_mode && pthread_create(&t, NULL, thread, NULL)))
+		_exit(2);
+	alarm(atoi(argv[argc - 1]));	/* SIGALRM ends the process */
+	if (deep_mode)
+		_exit(deep(atoi(argv[2])));
+	serve();
+}

@@ -142,7 +142,6 @@ static __always_inline long user_stack_fp(struct task_struct *task,
  * cause in unwind_stats); never with a guessed frame.
  */
 #define UW_ROW_STEPS	24	/* tables of up to 2^24 rows */
-#define UW_MAP_STEPS	8	/* log2(OW_UMAPS) + 1 */
 #define UW_SIGCONTEXT_RBP	80	/* struct sigcontext_64 */
 #define UW_SIGCONTEXT_RSP	120
 #define UW_SIGCONTEXT_RIP	128
@@ -166,26 +165,33 @@ struct uw_walk {
  * multiplies with each binary search step and exceeds its limits).
  */
 
-/* The index of the mapping of um containing ip, or -1. */
+/*
+ * The index of the mapping of um containing ip, or -1.  The search takes
+ * power-of-two steps (idx gains one bit a step): the verifier sees fewer
+ * distinct states than with lo/hi bounds (those exceeded its limit at
+ * OW_UMAPS 512).
+ */
 __noinline int uw_map(const struct ow_umaps *um, __u64 ip)
 {
-	__u32 lo = 0, hi, mid;
+	__u32 n, idx = 0, j;
 
 	if (!um)
 		return -1;
-	hi = um->n;
-	if (hi > OW_UMAPS)
-		hi = OW_UMAPS;
-	for (int k = 0; k < UW_MAP_STEPS && lo < hi; k++) {
-		mid = lo + (hi - lo) / 2;
-		if (um->m[mid & (OW_UMAPS - 1)].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
+	n = um->n;
+	if (n > OW_UMAPS)
+		n = OW_UMAPS;
+	/* idx: how many of the first entries start at or below ip */
+	for (__u32 step = OW_UMAPS / 2; step; step >>= 1) {
+		j = idx | step;
+		if (j <= n && um->m[(j - 1) & (OW_UMAPS - 1)].start <= ip)
+			idx = j;
 	}
-	if (!lo || ip >= um->m[(lo - 1) & (OW_UMAPS - 1)].end)
+	if (idx < OW_UMAPS && idx < n &&
+	    um->m[idx & (OW_UMAPS - 1)].start <= ip)
+		idx++;		/* n == OW_UMAPS: the last entry */
+	if (!idx || ip >= um->m[(idx - 1) & (OW_UMAPS - 1)].end)
 		return -1;
-	return lo - 1;
+	return idx - 1;
 }
 
 /* The index in rows of the last of rows[first .. first + n) whose pc is

@@ -47,7 +47,8 @@ struct ow_urow {
  * the umaps map (key: tgid).  ip in [start, end) uses rows[first ..
  * first + nrows) with pc = ip - adj.
  */
-#define OW_UMAPS	128
+#define OW_UMAPS	512	/* a power of 2; Python with numpy, pandas and
+				 * scipy has about 190 */
 struct ow_umap {
 	__u64 start, end;
 	__u64 adj;

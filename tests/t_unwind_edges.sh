@@ -16,7 +16,8 @@ if [ "$(uname -m)" != x86_64 ]; then
 	exit 0
 fi
 CF=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
-if ! cc "${CF[@]}" -o "$TMPD/edges" "$WL/edges.c" 2> "$TMPD/cc.err"; then
+if ! { cc "${CF[@]}" -o "$TMPD/edges" "$WL/edges.c" &&
+       cc -O2 -shared -fPIC -o "$TMPD/lib0.so" "$WL/edgelib.c"; } 2> "$TMPD/cc.err"; then
 	fail unwind_edges_build "$(head -c 300 "$TMPD/cc.err")"
 	exit 0
 fi
@@ -74,5 +75,31 @@ for ld in bfd lld; do
 		pass "unwind_edges_linker_$ld ($pct% of the blocked read time reaches _start)"
 	else
 		fail unwind_edges_linker_$ld "status $st, $pct% of the blocked read time reaches _start"
+	fi
+done
+
+# 4. Many libraries: 300 (past the 128 the index held: libc's frames lost
+# their table), and 600 (past its 512: the last loaded are left out,
+# named in the summary; libc, ld.so and the executable keep theirs).
+for nlibs in 300 600; do
+	mkdir -p "$TMPD/libs$nlibs"
+	for i in $(seq 1 $nlibs); do
+		cp "$TMPD/lib0.so" "$TMPD/libs$nlibs/lib$i.so"	# one inode each
+	done
+	"$TMPD/edges" libs "$TMPD/libs$nlibs" 30 & LP=$!
+	for _ in $(seq 100); do
+		[ "$(grep -c 'lib[0-9]*\.so' /proc/$LP/maps 2> /dev/null)" -ge $nlibs ] && break
+		sleep 0.05
+	done
+	"$OFFWAKE" -f -p $LP 2 > "$TMPD/many$nlibs" 2> "$TMPD/many$nlibs.err"; st=$?
+	kill $LP 2> /dev/null; wait $LP 2> /dev/null
+	pct=$(awk '/;serve;block_forever;read;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;serve;block_forever;read;/) k += $NF }
+		END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/many$nlibs")
+	named=0
+	grep -q "mappings beyond 512 in a process had no table (the first: $TMPD/libs$nlibs/lib[0-9]*\.so)" "$TMPD/many$nlibs.err" && named=1
+	if [ $st -eq 0 ] && [ "$pct" -ge 90 ] && [ $named = $((nlibs > 512)) ]; then
+		pass "unwind_edges_many_libraries_$nlibs ($pct% of the blocked read time reaches _start)"
+	else
+		fail unwind_edges_many_libraries_$nlibs "status $st, $pct% of the blocked read time reaches _start; left-out library named: $named; $(tail -c 300 "$TMPD/many$nlibs.err")"
 	fi
 done

@@ -1206,8 +1206,8 @@ void capture_report_unwind(const struct capture *c)
 		fprintf(stderr, OW_PROG ": warning: %zu tables did not fit --unwind-memory=%.0f: their frames were walked by frame pointers; raise it\n",
 			st->no_room, st->rows_cap * sizeof(struct ow_urow) / 1048576.0);
 	if (st->over_maps)
-		fprintf(stderr, OW_PROG ": warning: %zu mappings beyond %d in one process had no table\n",
-			st->over_maps, OW_UMAPS);
+		fprintf(stderr, OW_PROG ": warning: %zu mappings beyond %d in a process had no table (the first: %s): their frames were walked by frame pointers\n",
+			st->over_maps, OW_UMAPS, st->over_file);
 }
 
 void capture_report_empty(const struct capture *c)

@@ -336,6 +336,36 @@ static bool maps_segment(const struct pmap *m, const struct seg *s)
 	return m->off >= (s->off & ~(page - 1)) && m->off < s->off + s->filesz;
 }
 
+/* A mapping with a table, and its file's path. */
+struct umap_of {
+	const char *path;
+	struct ow_umap m;
+};
+
+/*
+ * The n mappings with tables (sorted by address) that go into um: all
+ * when they fit; else the executable's (the lowest) and the highest
+ * OW_UMAPS - 1: mmap() places libraries downwards, so those are ld.so,
+ * libc and what the program was linked with, and the libraries left out
+ * are those loaded last (dlopen).  The first left out is named in the
+ * summary.
+ */
+static void pick_umaps(struct cfi *c, const struct umap_of *all, size_t n,
+		       struct ow_umaps *um)
+{
+	size_t skip = n > OW_UMAPS ? n - OW_UMAPS : 0;
+
+	memset(um, 0, sizeof(*um));
+	if (skip && !c->st.over_maps)
+		snprintf(c->st.over_file, sizeof(c->st.over_file), "%s",
+			 all[1].path);
+	if (skip > c->st.over_maps)
+		c->st.over_maps = skip;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || i > skip)
+			um->m[um->n++] = all[i].m;
+}
+
 /* Write tgid's entry from its current maps. */
 static void update(struct cfi *c, struct cfi_proc *p,
 		   void (*between)(void *), void *ctx)
@@ -344,7 +374,8 @@ static void update(struct cfi *c, struct cfi_proc *p,
 	const struct pmap *maps;
 	struct pmap *copy;
 	struct cfi_file **files = NULL;
-	size_t n, nfiles = 0, cap = 0;
+	size_t n, nfiles = 0, cap = 0, nall = 0, allcap = 0;
+	struct umap_of *all = NULL;
 	uint64_t version = 0;
 
 	maps = procmaps_current(c->pm, p->tgid, &n, &version);
@@ -358,7 +389,6 @@ static void update(struct cfi *c, struct cfi_proc *p,
 	maps = copy = copy_maps(maps, n);
 	if (!copy)
 		return;
-	memset(&um, 0, sizeof(um));
 	for (size_t i = 0; i < n; i++) {
 		const struct pmap *m = &maps[i];
 		struct cfi_file *f;
@@ -380,21 +410,20 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		for (size_t k = 0; k < f->nsegs; k++) {
 			const struct seg *s = &f->segs[k];
 
-			if (!maps_segment(m, s))
+			if (!maps_segment(m, s) ||
+			    ow_grow(&all, &allcap, nall, sizeof(*all)))
 				continue;
-			if (um.n == OW_UMAPS) {
-				c->st.over_maps++;
-				break;
-			}
-			um.m[um.n++] = (struct ow_umap){
+			all[nall++] = (struct umap_of){ m->path, {
 				.start = m->start, .end = m->end,
 				.adj = m->start - m->off + s->off - s->vaddr +
 				       f->base,
 				.first = f->first, .nrows = f->nrows,
-			};
+			} };
 			break;
 		}
 	}
+	pick_umaps(c, all, nall, &um);
+	free(all);
 	free_copy(copy, n);
 	put_files(p);
 	p->files = files;

@@ -20,7 +20,8 @@ struct cfi_stats {
 	size_t no_cfi;		/* files without CFI (frame pointers used) */
 	size_t unreadable;	/* files that could not be opened or read */
 	size_t no_room;		/* tables that did not fit --unwind-memory */
-	size_t over_maps;	/* mappings past OW_UMAPS in one process */
+	size_t over_maps;	/* mappings past OW_UMAPS in a process (most) */
+	char over_file[64];	/* the first one's file */
 	size_t procs;		/* processes with tables now */
 	size_t files;		/* files kept (with a table or not) */
 	size_t queued;		/* entries of the queue */

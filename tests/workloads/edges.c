@@ -13,8 +13,16 @@
  *   main blocks DEPTH calls of deep() deep (build it
  *   -fno-optimize-sibling-calls): past the unwinder's depth limit
  *   (OW_MAX_STACK_DEPTH, 127), the cut must show.
+ * usage: edges libs DIR SECONDS
+ *   dlopen() every DIR/lib*.so first (hundreds: more executable mappings
+ *   than one process's table index held), then as noreturn: libc's and
+ *   ld.so's frames must keep their tables.
  */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,12 +70,32 @@ __attribute__((noinline)) int deep(int n)
 	block_forever();
 }
 
+/* dlopen() each DIR/lib*.so; 0 when at least one was loaded. */
+static int open_libs(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "lib", 3) && strstr(e->d_name, ".so") &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) > 0 &&
+		    dlopen(path, RTLD_NOW | RTLD_LOCAL))
+			n++;
+	if (d)
+		closedir(d);
+	return n ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t, f;
 	int deep_mode = argc == 4 && !strcmp(argv[1], "deep");
+	int libs_mode = argc == 4 && !strcmp(argv[1], "libs");
 
-	if ((argc != 3 && !deep_mode) || pipe(fds) ||
+	if ((argc != 3 && !deep_mode && !libs_mode) ||
+	    (libs_mode && open_libs(argv[2])) || pipe(fds) ||
 	    pthread_create(&f, NULL, feeder, NULL) ||
 	    (!deep_mode && pthread_create(&t, NULL, thread, NULL)))
 		_exit(2);

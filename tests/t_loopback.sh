@@ -23,7 +23,7 @@ expect() {
 	local pct
 	pct=$(share "$TMPD/$2" "$4" "$3")
 	if [ "$pct" -ge "$5" ] && [ "$pct" -le "$6" ]; then
-		pass "$1"
+		pass "$1 (${pct}%)"
 	else
 		fail "$1" "${pct}% of $3's time $7, not $5-$6%: $(grep -aE "$3" "$TMPD/$2" | sort -t' ' -k2 -n | tail -2 | head -c 2000)"
 	fi

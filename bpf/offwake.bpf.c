@@ -15,7 +15,9 @@
  *   (Whether the waker ran in interrupt context is read from its kernel
  *   stack in user space: the preempt count is a per-CPU variable, and
  *   typed ksyms for variables need CONFIG_KALLSYMS_ALL, which kernels
- *   often lack.)
+ *   often lack.  So is whether a soft IRQ ran on the current task's
+ *   account, from its local_bh_enable(): then the task's user stack and
+ *   chain, taken here as for any waker, are shown.)
  * sched_switch, next coming back on CPU: the blocked time is now - start;
  *   apply the block-time filter and add it to the active counts map under
  *   a key of target and waker identity and stacks.

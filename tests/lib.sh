@@ -48,3 +48,18 @@ attached() {
 	done
 	return 1
 }
+# cap NAME ARGS...: folded capture into $TMPD/NAME (stderr in NAME.err).
+cap() {
+	local n=$1; shift
+	"$OFFWAKE" -f "$@" > "$TMPD/$n" 2> "$TMPD/$n.err"
+}
+# sum_us FILE PATTERN: total count of the folded lines matching PATTERN.
+sum_us() { grep -aE "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
+# share FILE PART WHOLE: percent of WHOLE's count that matches PART too.
+share() {
+	local whole part
+	whole=$(sum_us "$1" "$3")
+	part=$(grep -aE "$3" "$1" | grep -aE "$2" | awk '{ s += $NF } END { print s + 0 }')
+	[ "$whole" -gt 0 ] || { echo 0; return; }
+	echo $((part * 100 / whole))
+}

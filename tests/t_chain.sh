@@ -37,16 +37,6 @@ bad chain_depth_missing "argument --chain-depth: expected one argument" --chain-
 bad chain_age_zero "argument --chain-max-age: must be nonzero" --chain-max-age 0 1
 bad chain_age_word "argument --chain-max-age: invalid int value: '1ms'" --chain-max-age 1ms 1
 
-# sum_us FILE PATTERN: total count of the lines matching PATTERN.
-sum_us() { grep -aE "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
-# share FILE PART WHOLE: percent of WHOLE's count that matches PART too.
-share() {
-	local whole part
-	whole=$(sum_us "$1" "$3")
-	part=$(grep -aE "$3" "$1" | grep -aE "$2" | awk '{ s += $NF } END { print s + 0 }')
-	[ "$whole" -gt 0 ] || { echo 0; return; }
-	echo $((part * 100 / whole))
-}
 # past_irq FILE PATTERN: lines matching PATTERN with a level after an
 # interrupt's (its marker, the interrupted task's name, then "--").
 past_irq() { grep -aE "$2" "$1" | grep -acE '\[(hardirq|softirq|nmi)\];[^;]*;--;'; }
@@ -111,11 +101,6 @@ for f in tids0 tids20 tidsirq; do
 	for _ in $(seq 50); do [ -s "$TMPD/$f" ] && break; sleep 0.1; done
 done
 
-# cap NAME ARGS...: folded capture into $TMPD/NAME (stderr in NAME.err).
-cap() {
-	local n=$1; shift
-	"$OFFWAKE" -f "$@" > "$TMPD/$n" 2> "$TMPD/$n.err"
-}
 C='^ow_pc;.*c_wait;read;;.*anon_pipe_read;schedule;__schedule;--;'
 BW='.*anon_pipe_write;.*;__write;b_send;b_loop;start_thread;__clone3;ow_pb'
 AW='.*anon_pipe_write;.*;__write;a_send;a_loop;main;__libc_start_call_main;__libc_start_main;_start;ow_pa'

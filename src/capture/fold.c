@@ -38,6 +38,10 @@
  * just before the waker's name.  The waker then is whatever task the
  * interrupt landed on, so its user stack is not shown (the interrupted
  * task did not cause the wakeup).  This needs the kernel stack (not -U).
+ * A soft IRQ that a task ran itself, when it enabled them again (below
+ * handle_softirqs: do_softirq, __local_bh_enable_ip; not __irq_exit_rcu
+ * nor ksoftirqd), is not marked: that task is the waker, user stack and
+ * chain included (over loopback, the receipt of what it is sending).
  * Each level of a wakeup chain (--chain-depth) is marked the same way,
  * and the chain ends at the first interrupt's wakeup: what woke the
  * interrupted task has nothing to do with it.
@@ -105,6 +109,23 @@ static const struct {
 	{ "common_interrupt", OW_MARK_HARDIRQ }, { "handle_irq_event", OW_MARK_HARDIRQ },
 	{ "__handle_irq_event", OW_MARK_HARDIRQ }, { "asm_exc_nmi", OW_MARK_NMI },
 	{ "exc_nmi", OW_MARK_NMI }, { "default_do_nmi", OW_MARK_NMI },
+};
+
+/*
+ * Who ran a soft IRQ: the first of these found below its entry (towards
+ * the root; an interrupt's entry, irq_entries, counts as an interrupt's
+ * exit).  A task runs the soft IRQs pending when it enables them again
+ * (local_bh_enable(), do_softirq() on its behalf): over loopback, the
+ * receipt of the packet it is sending, so it is the cause of what they
+ * wake.  An interrupt's exit and ksoftirqd run them on nobody's account.
+ */
+static const struct {
+	const char *prefix;
+	bool task;
+} softirq_callers[] = {
+	{ "do_softirq", true }, { "__local_bh_enable_ip", true },
+	{ "local_bh_enable", true }, { "__irq_exit_rcu", false },
+	{ "irq_exit", false }, { "run_ksoftirqd", false },
 };
 
 static const char *const plumbing[] = {
@@ -214,13 +235,48 @@ static bool is_plumbing(const char *name)
 	return false;
 }
 
-/* "[hardirq]" etc. when a waker's kernel stack is an interrupt's. */
+/* The interrupt entry frame i of s is, or OW_MARK_NR if none. */
+static enum ow_marker irq_entry(const struct symstack *s, size_t i)
+{
+	for (size_t j = 0; j < COUNT(irq_entries); j++)
+		if (has_prefix(s->f[i].name, irq_entries[j].prefix))
+			return irq_entries[j].mark;
+	return OW_MARK_NR;
+}
+
+/*
+ * Whether the soft IRQ entered at frame i of s ran on a task's account
+ * (softirq_callers); when its caller is not found (a stack cut short),
+ * it did not.
+ */
+static bool softirq_of_task(const struct symstack *s, size_t i)
+{
+	while (++i < s->n) {
+		for (size_t j = 0; j < COUNT(softirq_callers); j++)
+			if (has_prefix(s->f[i].name, softirq_callers[j].prefix))
+				return softirq_callers[j].task;
+		enum ow_marker m = irq_entry(s, i);
+
+		if (m != OW_MARK_NR && m != OW_MARK_SOFTIRQ)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * "[hardirq]" etc. when a waker's kernel stack is an interrupt's: NULL
+ * for a soft IRQ that a task ran itself (the task is the waker).
+ */
 static const char *irq_frame(const struct symstack *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = 0; j < COUNT(irq_entries); j++)
-			if (has_prefix(s->f[i].name, irq_entries[j].prefix))
-				return marker_names[irq_entries[j].mark];
+	for (size_t i = 0; i < s->n; i++) {
+		enum ow_marker m = irq_entry(s, i);
+
+		if (m == OW_MARK_SOFTIRQ && softirq_of_task(s, i))
+			return NULL;
+		if (m != OW_MARK_NR)
+			return marker_names[m];
+	}
 	return NULL;
 }
 

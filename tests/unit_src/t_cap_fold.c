@@ -27,7 +27,8 @@ static char kallsyms[] = "/tmp/t_cap_fold.XXXXXX";
 #define KBASE	0xffffffff81000000ULL
 #define K(i, off)	(KBASE + (i) * 0x100 + (off))
 enum { BPF_PROG, TRACEITER, SCHED, SCHEDULE, WEIRD, NANOSLEEP, TTWU,
-       WAKE_UP, DATA, PFX, HRTIMER, SYSVEC, SOFTIRQ };
+       WAKE_UP, DATA, PFX, HRTIMER, SYSVEC, SOFTIRQ, DO_SOFTIRQ, BH_ENABLE,
+       TCP_SEND, IRQ_EXIT, KSOFTIRQD, NET_RX };
 static const char *const ksym_lines[] = {
 	[BPF_PROG] = "T bpf_prog_6deef7357e7b4530_offwake_switch",
 	[TRACEITER] = "T __traceiter_sched_switch",
@@ -42,6 +43,12 @@ static const char *const ksym_lines[] = {
 	[HRTIMER] = "T hrtimer_wakeup",
 	[SYSVEC] = "T asm_sysvec_apic_timer_interrupt",
 	[SOFTIRQ] = "T handle_softirqs",
+	[DO_SOFTIRQ] = "t do_softirq.part.0",
+	[BH_ENABLE] = "T __local_bh_enable_ip",
+	[TCP_SEND] = "T tcp_sendmsg",
+	[IRQ_EXIT] = "t __irq_exit_rcu",
+	[KSOFTIRQD] = "t run_ksoftirqd",
+	[NET_RX] = "t net_rx_action",
 };
 
 /* ksyms_load() as folder_init() calls it, on our kallsyms. */
@@ -150,10 +157,32 @@ static void expect(const struct symstack *s, const char *want,
 /* References of the stacks sent. */
 enum {
 	R_SLEEP = 1, R_SLEEP2, R_WEIRD, R_WAKE, R_IRQ, R_SOFT, R_USER, R_USER2,
-	R_TYPED, R_NOSYM,
+	R_TYPED, R_NOSYM, R_SOFT_TASK, R_SOFT_EXIT, R_SOFT_KSOFTIRQD,
+	R_SOFT_IRQ_IN_BH, R_SOFT_CUT,
 	R_NEVER,
 };
 #define REF(r)	(OW_STACK_HASH | (r))
+
+/* Soft IRQs run by a task (loopback) and on nobody's account. */
+static void send_softirqs(struct env *e)
+{
+	const uint64_t task[] = { K(TTWU, 1), K(NET_RX, 2), K(SOFTIRQ, 3),
+		K(DO_SOFTIRQ, 4), K(BH_ENABLE, 5), K(TCP_SEND, 6) };
+	const uint64_t exit[] = { K(TTWU, 1), K(NET_RX, 2), K(SOFTIRQ, 3),
+		K(IRQ_EXIT, 4), K(SYSVEC, 5), K(TCP_SEND, 6) };
+	const uint64_t ksoftirqd[] = { K(TTWU, 1), K(SOFTIRQ, 3),
+		K(KSOFTIRQD, 4) };
+	/* an interrupt that landed in __local_bh_enable_ip ran them on exit */
+	const uint64_t in_bh[] = { K(TTWU, 1), K(SOFTIRQ, 3), K(SYSVEC, 5),
+		K(BH_ENABLE, 5), K(TCP_SEND, 6) };
+	const uint64_t cut[] = { K(TTWU, 1), K(NET_RX, 2), K(SOFTIRQ, 3) };
+
+	send(e, REF(R_SOFT_TASK), task, 6);
+	send(e, REF(R_SOFT_EXIT), exit, 6);
+	send(e, REF(R_SOFT_KSOFTIRQD), ksoftirqd, 3);
+	send(e, REF(R_SOFT_IRQ_IN_BH), in_bh, 5);
+	send(e, REF(R_SOFT_CUT), cut, 3);
+}
 
 static void send_all(struct env *e)
 {
@@ -183,6 +212,7 @@ static void send_all(struct env *e)
 	send(e, REF(R_USER), user, 3);
 	send(e, REF(R_USER2), user2, 3);
 	send(e, REF(R_TYPED), typed, 4);
+	send_softirqs(e);
 }
 
 static void key(struct agg_entry *e, uint64_t tk, uint64_t tu, uint64_t wk,
@@ -318,6 +348,51 @@ static void test_irq(struct env *v)
 	      "fold: the chain ends at that level", "level 3 kept");
 }
 
+/*
+ * A soft IRQ a task ran itself (do_softirq from local_bh_enable: over
+ * loopback, the receipt of what it sends) is the task's wakeup: not
+ * marked, its user stack shown, the chain going on; on an interrupt's
+ * exit, in ksoftirqd, or with its caller not known, it stays [softirq].
+ */
+static void test_softirq_of_task(struct env *v)
+{
+	static const struct {
+		int ref;
+		const char *mark;
+		const char *name;
+	} cases[] = {
+		{ R_SOFT_TASK, NULL, "fold: a soft IRQ run by a task's local_bh_enable is its wakeup" },
+		{ R_SOFT_EXIT, "[softirq]", "fold: a soft IRQ on an interrupt's exit is marked [softirq]" },
+		{ R_SOFT_KSOFTIRQD, "[softirq]", "fold: a soft IRQ in ksoftirqd is marked [softirq]" },
+		{ R_SOFT_IRQ_IN_BH, "[softirq]", "fold: an interrupt's exit inside local_bh_enable is marked [softirq]" },
+		{ R_SOFT_CUT, "[softirq]", "fold: a soft IRQ whose caller is not in the stack is marked [softirq]" },
+	};
+	struct agg_entry e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *ctx;
+		bool ok;
+
+		key(&e, REF(R_SLEEP), REF(R_USER), REF(cases[i].ref),
+		    REF(R_USER2));
+		level(&e, 0, "level2", REF(R_WAKE), REF(R_USER));
+		fold_resolve(&v->f, &e, false);
+		ctx = e.stk[KS_W_KERNEL]->ctx;
+		if (cases[i].mark)
+			ok = ctx && !strcmp(ctx, cases[i].mark) &&
+			     e.stk[KS_W_USER] == &fold_no_frames &&
+			     !e.key.up[0].comm[0];
+		else
+			ok = !ctx && e.stk[KS_W_USER] != &fold_no_frames &&
+			     e.key.up[0].comm[0] && e.up[0][LS_KERNEL];
+		check(ok, cases[i].name, "marked %s, user stack %s, chain %s",
+		      ctx ? ctx : "(none)", joined(e.stk[KS_W_USER]),
+		      e.key.up[0].comm[0] ? "goes on" : "ends");
+	}
+	expect(e.stk[KS_W_KERNEL], "net_rx_action;handle_softirqs",
+	       "fold: a soft IRQ cut short shows what was taken");
+}
+
 static void test_chain(struct env *v)
 {
 	struct agg_entry e;
@@ -334,7 +409,12 @@ static void test_chain(struct env *v)
 	      "level 2 %s", e.key.up[0].comm[0] ? "kept" : "cleared");
 }
 
-/* Interrupt stacks: given up by the store, then forgotten by the folder. */
+/*
+ * Interrupt stacks: given up by the store, then forgotten by the folder:
+ * R_IRQ, R_SOFT and the four marked ones of send_softirqs(); not a soft
+ * IRQ a task ran (R_SOFT_TASK), a wakeup as any other.
+ */
+#define TRANSIENT	6
 static void test_transient(struct env *v)
 {
 	struct agg_entry e;
@@ -342,15 +422,17 @@ static void test_transient(struct env *v)
 	struct fold_counts n;
 
 	folder_counts(&v->f, &n);
-	check(v->f.transient >= 2 && n.transient == 2,
+	check(v->f.transient >= TRANSIENT && n.transient == TRANSIENT,
 	      "fold: interrupt wakeups' kernel stacks counted as transient",
 	      "%llu seen, %zu cached", (unsigned long long)v->f.transient,
 	      n.transient);
 	for (int i = 0; i < 4 * 2 + 1; i++)
 		stacks_sweep(&v->st);
 	folder_counts(&v->f, &n);
-	check(v->freed == 2 && v->f.cache.used == cached - 2 && !n.transient &&
-	      !stacks_get(&v->st, REF(R_IRQ)) && stacks_get(&v->st, REF(R_WAKE)),
+	check(v->freed == TRANSIENT &&
+	      v->f.cache.used == cached - TRANSIENT && !n.transient &&
+	      !stacks_get(&v->st, REF(R_IRQ)) && stacks_get(&v->st, REF(R_WAKE)) &&
+	      stacks_get(&v->st, REF(R_SOFT_TASK)),
 	      "fold: transient stacks given up and dropped from the cache",
 	      "%d freed, cache %zu -> %zu", v->freed, cached, v->f.cache.used);
 	key(&e, REF(R_SLEEP), REF(R_USER), REF(R_IRQ), OW_NO_STACK);
@@ -485,6 +567,7 @@ int main(void)
 	test_errors(&v);
 	test_typed(&v);
 	test_irq(&v);
+	test_softirq_of_task(&v);
 	test_chain(&v);
 	test_transient(&v);
 	test_lineage(&v);

@@ -353,6 +353,10 @@ static void slow_down(double t0)
 static void handle_process_event(struct capture *c, const struct ow_event *e);
 
 /* A record of the ring buffer: a stack, or a process event. */
+/* handle_event()'s way to end a ring_buffer__poll() early */
+#define POLL_YIELD	(-EAGAIN)
+#define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
+
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct capture *c = ctx;
@@ -366,6 +370,12 @@ static int handle_event(void *ctx, void *data, size_t len)
 		handle_process_event(c, e);
 	}
 	slow_down(t0);
+	/* a reader behind a full ring buffer would stay in one poll: give
+	 * the loop back its ticks (drains, the end, a signal); the other
+	 * consumers (between table builds, the last one) empty it */
+	if (c->poll_until && (stop || (!(++c->poll_records & 63) &&
+				       now_s() >= c->poll_until)))
+		return POLL_YIELD;
 	return 0;
 }
 
@@ -1000,6 +1010,7 @@ int capture_loop(struct capture *c)
 
 	while (!stop) {
 		double wait;
+		int r;
 
 		if (c->end && now_s() >= c->end)
 			break;
@@ -1011,8 +1022,11 @@ int capture_loop(struct capture *c)
 		wait = run_due(c);
 		if (wait < 0)
 			return -1;
-		if (ring_buffer__poll(c->rb, (int)(wait * 1000) + 1) < 0 &&
-		    errno != EINTR)
+		c->poll_until = now_s() + fmax(wait, POLL_SLICE);
+		c->poll_records = 0;
+		r = ring_buffer__poll(c->rb, (int)(wait * 1000) + 1);
+		c->poll_until = 0;
+		if (r < 0 && r != POLL_YIELD && errno != EINTR)
 			break;
 	}
 	return 0;

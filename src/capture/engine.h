@@ -54,6 +54,8 @@ struct capture {
 	bool user_threads;		/* all user threads traced (the
 					 * hidden ones could have been) */
 	uint64_t drain_errors;		/* keys user space could not store */
+	double poll_until;	/* a poll hands back control by then (0: never) */
+	unsigned poll_records;	/* records handled in this poll */
 	double seconds;			/* how long the capture ran */
 	double fill;			/* % of the last drained counts map */
 	int drains;			/* which counts map is active */

@@ -60,6 +60,7 @@ struct task_struct {
 
 /* arch/x86/include/asm/ptrace.h (x86-64 names) */
 struct pt_regs {
+	unsigned long bx;
 	unsigned long bp;
 	unsigned long ip;
 	unsigned long cs;

@@ -1167,6 +1167,27 @@ void capture_report_losses(const struct capture *c)
 			(unsigned long long)c->stacks.bad);
 }
 
+/*
+ * The files whose tables have rows we cannot follow (CFA expressions,
+ * other registers), most first: said only when walks met such rows (most
+ * processes map a libc with a few, in code that seldom blocks).
+ */
+static void report_unfollowed(const struct capture *c)
+{
+	const struct cfi_stats *st = &c->cfi_st;
+	char files[256] = "";
+	size_t len = 0;
+
+	if (!c->uw[OW_UW_UNFOLLOWED] || !st->unfollowed)
+		return;
+	for (int i = 0; i < CFI_WORST && st->worst[i].rows && len < sizeof(files); i++)
+		len += snprintf(files + len, sizeof(files) - len, "%s%s %zu",
+				i ? ", " : "", st->worst[i].name, st->worst[i].rows);
+	fprintf(stderr, OW_PROG ": note: %llu walks met CFI rules we do not follow (frame pointers taken there); rows we cannot follow: %s%s (%zu in all)\n",
+		(unsigned long long)c->uw[OW_UW_UNFOLLOWED], files,
+		st->unfollowed_files > CFI_WORST ? ", ..." : "", st->unfollowed);
+}
+
 void capture_report_unwind(const struct capture *c)
 {
 	static const char *const why[OW_UW_NR] = {
@@ -1199,6 +1220,7 @@ void capture_report_unwind(const struct capture *c)
 		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
 		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
 		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms);
+	report_unfollowed(c);
 	if (st->no_cfi || st->unreadable)
 		fprintf(stderr, OW_PROG ": note: %zu files without unwind tables and %zu unreadable: their frames were walked by frame pointers\n",
 			st->no_cfi, st->unreadable);

@@ -13,6 +13,8 @@
 
 struct cfi;
 
+#define CFI_WORST	3
+
 struct cfi_stats {
 	size_t tables;		/* files with a table loaded */
 	size_t rows;		/* their rows */
@@ -27,6 +29,14 @@ struct cfi_stats {
 	size_t bytes;		/* what this side's tables take */
 	double build_ms, build_max_ms;	/* building tables, total and most */
 	char slowest[64];	/* the file that took build_max_ms */
+	size_t unfollowed;	/* rows of the tables built whose CFI rule we
+				 * do not follow (expressions, other
+				 * registers: frame pointers there) */
+	size_t unfollowed_files;	/* tables with such rows */
+	struct cfi_worst {
+		char name[64];
+		size_t rows;
+	} worst[CFI_WORST];	/* the files with the most, most first */
 	double lag_sum_ms, lag_max_ms;	/* from a process's event to its
 					 * tables being in the map */
 	size_t lags;

@@ -51,6 +51,7 @@ enum {
 #define TASK_COMM_LEN	16
 
 struct task_struct {
+	void *stack;
 	unsigned int __state;
 	unsigned int flags;
 	pid_t pid;

@@ -14,21 +14,17 @@
 # 2. A frame whose rule the tables cannot say (tests/workloads/oddcfa.c:
 # CFA = r12, with a frame pointer): the walk goes on by rbp, whole, and
 # the summary says that walks met such rows and names the files that
-# have them.  Before, nothing was said.
+# have them (ow_oddcfa among the three worst: only the traced process's
+# files have tables).  Before, nothing was said.
 # Needs root, BPF, cc (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 
-can_capture unwind_rules || exit 0
-if [ "$(uname -m)" != x86_64 ]; then
-	skip unwind_rules "x86_64 only"
-	exit 0
-fi
-CF=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
-if ! { cc "${CF[@]}" -shared -fPIC -Wl,-z,now -o "$TMPD/liblazylib.so" "$WL/lazylib.c" &&
-       cc "${CF[@]}" -o "$TMPD/ow_lazybind" "$WL/lazybind.c" -L"$TMPD" -llazylib \
+can_unwind unwind_rules || exit 0
+if ! { cc "${CF_NOFP[@]}" -shared -fPIC -Wl,-z,now -o "$TMPD/liblazylib.so" "$WL/lazylib.c" &&
+       cc "${CF_NOFP[@]}" -o "$TMPD/ow_lazybind" "$WL/lazybind.c" -L"$TMPD" -llazylib \
 	  -Wl,-rpath,"$TMPD" -Wl,-z,lazy &&
-       cc "${CF[@]}" -o "$TMPD/ow_oddcfa" "$WL/oddcfa.c"; } 2> "$TMPD/cc.err"; then
+       cc "${CF_NOFP[@]}" -o "$TMPD/ow_oddcfa" "$WL/oddcfa.c"; } 2> "$TMPD/cc.err"; then
 	fail unwind_rules_build "$(head -c 300 "$TMPD/cc.err")"
 	exit 0
 fi
@@ -84,8 +80,8 @@ else
 	fail unwind_rules_unfollowed_whole "status $st, $pct% whole: $(grep -m1 odd_read "$TMPD/odd" | head -c 300)"
 fi
 note=$(grep 'walks met CFI rules we do not follow' "$TMPD/odd.err")
-if [[ $note =~ note:\ [1-9][0-9]*\ walks\ met.*rows\ we\ cannot\ follow:\ [^\ ]+\ [1-9] ]]; then
+if [[ $note =~ note:\ [1-9][0-9]*\ walks\ met.*rows\ we\ cannot\ follow:.*\ ow_oddcfa\ 1[,\ ] ]]; then
 	pass "unwind_rules_unfollowed_reported"
 else
-	fail unwind_rules_unfollowed_reported "no note of rows we cannot follow: $(head -c 600 "$TMPD/odd.err")"
+	fail unwind_rules_unfollowed_reported "no note naming ow_oddcfa's row: $(head -c 600 "$TMPD/odd.err")"
 fi

@@ -62,6 +62,7 @@ struct cfi_proc {
 	struct cfi_file **files;	/* references held */
 	size_t nfiles;
 	double queued;		/* when queued, 0: not queued */
+	bool counted;		/* in st.procs_loaded */
 };
 
 struct range {
@@ -411,6 +412,10 @@ static void update(struct cfi *c, struct cfi_proc *p,
 	p->nfiles = nfiles;
 	p->version = version;
 	um.gen = ++c->gen;	/* rows the walkers cached are stale */
+	if (um.n && !p->counted) {
+		p->counted = true;
+		c->st.procs_loaded++;
+	}
 	if (um.n)
 		bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
 	else
@@ -428,6 +433,14 @@ void cfi_queue(struct cfi *c, uint32_t tgid)
 	c->queue[c->nqueue++] = tgid;
 	p->queued = now_ms();
 	p->version = 0;		/* read again, even if the same maps */
+}
+
+void cfi_forget(struct cfi *c, uint32_t tgid)
+{
+	struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+
+	if (p)
+		drop_proc(c, p);	/* a queue entry of it is skipped */
 }
 
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
@@ -450,6 +463,10 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	}
 	p->nfiles = pp->nfiles;
 	p->version = pp->version;
+	if (!p->counted) {
+		p->counted = true;
+		c->st.procs_loaded++;
+	}
 }
 
 size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),

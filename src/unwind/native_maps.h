@@ -24,6 +24,7 @@ struct cfi_stats {
 	size_t no_room;		/* tables that did not fit --unwind-memory */
 	size_t over_maps;	/* mappings past OW_UMAPS in one process */
 	size_t procs;		/* processes with tables now */
+	size_t procs_loaded;	/* processes that had tables, in all */
 	size_t files;		/* files kept (with a table or not) */
 	size_t queued;		/* entries of the queue */
 	size_t bytes;		/* what this side's tables take */
@@ -51,6 +52,9 @@ void cfi_free(struct cfi *c);
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */
 void cfi_queue(struct cfi *c, uint32_t tgid);
+/* tgid's tables are not wanted any more (an exec of a process not
+ * traced): dropped; a walk that needs them asks again. */
+void cfi_forget(struct cfi *c, uint32_t tgid);
 /* A new process: it has its parent's maps, and so its tables, now. */
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
 /*

@@ -105,6 +105,10 @@ volatile __u32 armed;
  */
 volatile __u32 hidden_pid;
 
+/* Where the system call entry is (entry_SYSCALL_64, set by user space
+ * from kallsyms; 0: unknown): see process_context(). */
+volatile __u64 syscall_lo, syscall_hi;
+
 /* Per-task bookkeeping between switch-out, wakeup and switch-in. */
 struct ow_task {
 	__u64 start_ns;		/* switch-out time; 0: no block tracked */
@@ -329,6 +333,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
 		return ENOSPC;
+	st->nr = 0;
 	len = take_stack(ctx, st->ips, flags, btf);
 	if (len < 0) {
 		count(&losses, len == -EFAULT ? OW_LOSS_STACK_FAULT :
@@ -336,6 +341,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		return -len;
 	}
 	nr = (__u64)len / sizeof(__u64);
+	st->nr = nr;		/* for process_context() too */
 	if (!nr)
 		return OW_NO_STACK;
 	h = hash_step(flags, nr);
@@ -615,6 +621,49 @@ static __always_inline void chain_from_waker(struct ow_task *ti, __u64 now,
 			ti->chain[i] = keep ? wi->chain[i - 1] : none;
 }
 
+/*
+ * Whether the current task wakes in process context (its own system
+ * call), not in an interrupt that landed on it: an interrupt's waker is
+ * whatever task it interrupted, whose user stack is not shown (fold.c), so
+ * it is not walked (nor are its unwind tables asked for).  (The preempt
+ * count would say it directly, but it is a per-CPU variable: see the top
+ * of this file.)  Two tests:
+ * - x86-64 runs an interrupt that came in kernel mode (hard, and the soft
+ *   ones after it) on the per-CPU IRQ stack: ctx (the tracepoint's
+ *   arguments, on the current stack) is then off the task's own stack.
+ *   32 KiB: THREAD_SIZE with KASAN, twice the usual; an IRQ stack that
+ *   close above a task's stack is at worst taken for process context.
+ * - one that came in user mode runs on the task's stack: the outermost
+ *   frame of the kernel stack just taken (get_stack() leaves it in
+ *   scratch) is then the interrupt's entry, not the system call's (when
+ *   user space found entry_SYSCALL_64; a page fault's wakeup is left out
+ *   as well).
+ */
+#define TASK_STACK_SPAN	(32 << 10)
+static __always_inline bool process_context(void *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	__u64 base = (__u64)BPF_CORE_READ(cur, stack), at = 0, outer;
+	void *here = ctx;
+	struct ow_stack *st;
+	__u32 zero = 0, i;
+
+	/* the pointer's value as a number, which the verifier lets compare */
+	bpf_probe_read_kernel(&at, sizeof(at), &here);
+	if (at - base >= TASK_STACK_SPAN)
+		return false;
+	if (!syscall_lo || !want_kstack)
+		return true;
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st)
+		return true;
+	i = st->nr - 1;		/* nr 0 (no stack): not below the depth */
+	if (i >= OW_MAX_STACK_DEPTH)
+		return true;
+	outer = st->ips[i];
+	return outer >= syscall_lo && outer < syscall_hi;
+}
+
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
@@ -653,7 +702,8 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	ti->chain[0].tgid = id >> 32;
 	bpf_get_current_comm(ti->chain[0].comm, sizeof(ti->chain[0].comm));
 	ti->chain[0].kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
-	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD))
+	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD) &&
+	    process_context(ctx))
 		ti->chain[0].ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
 	else
 		ti->chain[0].ustack = OW_NO_STACK;

@@ -137,12 +137,18 @@ static __always_inline long user_stack_fp(struct task_struct *task,
  * byte back (the call may be a function's last instruction); an
  * interrupted pc (the first frame, or one a signal frame restores) as it
  * is.  Where no table covers the pc, --unwind=auto takes one frame by rbp
- * as user_stack_fp() does.  The walk ends honestly: at the outermost
+ * as user_stack_fp() does.  rbx is followed for rows whose CFA is rbx +
+ * off (ld.so's lazy-binding resolver): its value at the switch comes from
+ * the task's registers, and each frame that saved it moves where the
+ * caller's value is (bx_at); it is read only when a row needs it.  A
+ * frame walked by rbp, or whose rbx rule a row cannot say, leaves it
+ * unknown until a frame above saves it again.  The walk ends honestly: at the outermost
  * frame (return address undefined), or where it cannot go on (counted by
  * cause in unwind_stats); never with a guessed frame.
  */
 #define UW_ROW_STEPS	24	/* tables of up to 2^24 rows */
 #define UW_SIGCONTEXT_RBP	80	/* struct sigcontext_64 */
+#define UW_SIGCONTEXT_RBX	88
 #define UW_SIGCONTEXT_RSP	120
 #define UW_SIGCONTEXT_RIP	128
 
@@ -152,11 +158,18 @@ struct uw_walk {
 	struct uw_cache *cache;	/* this CPU's */
 	__u32 tgid;
 	__u64 ip, sp, bp;
+	__u64 bx;		/* rbx, when bx_at is 0 */
+	__u64 bx_at;		/* else the address rbx is saved at */
 	__u64 low;		/* the frame-pointer walk's lower bound */
 	__u32 n;		/* frames in ips */
 	__u8 exact;		/* ip is an interrupted pc, not a return address */
 	__u8 cfi, fp;		/* frames found by each method */
 	__u8 stop;		/* enum ow_unwind_stat, or OW_UW_NR: none yet */
+	__u8 bx_ok;		/* rbx (bx, bx_at) is known */
+	__u8 unfollowed;	/* a row OW_NONE_RULE was met */
+	/* (the u8s after n: a field put between them made this kernel's
+	 * verifier (6.18) fail uw_step with "verifier bug: callback
+	 * leftover stack slots": add new ones at the end) */
 };
 
 /*
@@ -246,6 +259,24 @@ static __always_inline int uw_step_fp(struct uw_walk *w)
 	w->bp = frame[0];
 	w->exact = 0;
 	w->fp = 1;
+	w->bx_ok = 0;		/* saved somewhere no table says */
+	return 0;
+}
+
+/* rbx of the frame being walked into w->bx; 1: the walk stops. */
+static __always_inline int uw_rbx(struct uw_walk *w)
+{
+	if (!w->bx_ok) {
+		w->stop = OW_UW_STOP_RULE;
+		return 1;
+	}
+	if (w->bx_at) {
+		if (bpf_probe_read_user(&w->bx, sizeof(w->bx), (void *)w->bx_at)) {
+			w->stop = OW_UW_STOP_READ;
+			return 1;
+		}
+		w->bx_at = 0;
+	}
 	return 0;
 }
 
@@ -295,6 +326,8 @@ static int uw_step(__u32 i, void *ctx)
 		}
 	}
 	if (!r || r->cfa == OW_CFA_NONE) {
+		if (r && r->off == OW_NONE_RULE)
+			w->unfollowed = 1;
 		if (r && unwind_mode == UNWIND_CFI) {
 			w->stop = OW_UW_STOP_RULE;
 			return 1;
@@ -315,6 +348,11 @@ static int uw_step(__u32 i, void *ctx)
 	case OW_CFA_PLT:
 		cfa = w->sp + 8 + ((w->ip & 15) >= (__u64)r->off ? 8 : 0);
 		break;
+	case OW_CFA_RBX:
+		if (uw_rbx(w))
+			return 1;
+		cfa = w->bx + r->off;
+		break;
 	case OW_CFA_END:
 		w->stop = OW_UW_END;
 		return 1;
@@ -330,6 +368,8 @@ static int uw_step(__u32 i, void *ctx)
 		w->bp = regs[0];
 		w->sp = w->low = regs[1];
 		w->ip = regs[2];
+		w->bx_at = cfa + UW_SIGCONTEXT_RBX;
+		w->bx_ok = 1;
 		w->exact = 1;
 		return 0;
 	default:
@@ -354,6 +394,10 @@ static int uw_step(__u32 i, void *ctx)
 						  (void *)(cfa + 8 * (__s64)r->rbp)))) {
 		w->stop = OW_UW_STOP_READ;
 		return 1;
+	}
+	if (r->rbx) {
+		w->bx_at = cfa - 8 * (__u64)r->rbx;
+		w->bx_ok = r->rbx != OW_RBX_LOST;
 	}
 	w->ip = ra;
 	w->sp = w->low = cfa;
@@ -385,6 +429,8 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 	w.ip = BPF_CORE_READ(regs, ip);
 	w.sp = w.low = BPF_CORE_READ(regs, sp);
 	w.bp = BPF_CORE_READ(regs, bp);
+	w.bx = BPF_CORE_READ(regs, bx);
+	w.bx_ok = 1;
 	w.exact = 1;
 	w.stop = OW_UW_NR;
 	bpf_loop(OW_MAX_STACK_DEPTH, uw_step, &w, 0);
@@ -392,6 +438,8 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 		w.stop = OW_UW_STOP_DEPTH;
 	count(&unwind_stats, w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP);
 	count(&unwind_stats, w.stop);
+	if (w.unfollowed)
+		count(&unwind_stats, OW_UW_UNFOLLOWED);
 	return w.n * sizeof(__u64);
 }
 #endif

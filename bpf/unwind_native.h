@@ -17,12 +17,18 @@
  * file's table a contiguous range.  The walker finds the last row whose
  * pc is <= the frame's pc (relative to the table's base: ip - adj).
  *
- * Rules (x86_64): CFA = rsp or rbp + off; the return address is at
- * CFA - 8; rbp is saved at CFA + 8 * rbp when rbp != 0, else unchanged.
+ * Rules (x86_64): CFA = rsp, rbp or rbx + off; the return address is at
+ * CFA - 8; rbp is saved at CFA + 8 * rbp when rbp != 0, else unchanged;
+ * rbx is saved at CFA - 8 * rbx when rbx is 1..30, unchanged when 0, and
+ * not known above this frame when OW_RBX_LOST (a rule a row cannot say).
+ * The walker tracks rbx (from the registers at the switch, then through
+ * these save rules) only for rows whose CFA is rbx-based: ld.so's
+ * _dl_runtime_resolve_xsavec, which realigns the stack, has CFA = rbx + 32.
  */
 enum ow_cfa {
-	OW_CFA_NONE = 0,	/* no rule here (a gap between FDEs, or a rule
-				 * we do not follow): fall back to rbp */
+	OW_CFA_NONE = 0,	/* no rule here: fall back to rbp; off 0: a
+				 * gap between FDEs, OW_NONE_RULE: a rule we
+				 * do not follow (counted when walked into) */
 	OW_CFA_RSP = 1,		/* CFA = rsp + off */
 	OW_CFA_RBP = 2,		/* CFA = rbp + off */
 	OW_CFA_PLT = 3,		/* PLT entry: CFA = rsp + 8, + 8 more when
@@ -33,11 +39,24 @@ enum ow_cfa {
 				 * interrupted registers are in the
 				 * sigcontext at rsp + off */
 	OW_CFA_RSP_X8 = 6,	/* CFA = rsp + 8 * off (offsets above 32767) */
+	OW_CFA_RBX = 7,		/* CFA = rbx + off (the last: cfa has 3 bits) */
 };
 
+#define OW_RBX_LOST	31	/* ow_urow.rbx: its rule is not one we follow */
+#define OW_NONE_RULE	1	/* ow_urow.off of an OW_CFA_NONE row whose
+				 * CFI rule we do not follow */
+
+/*
+ * 8 bytes a row (the rows map holds --unwind-memory / 8 of them).  The
+ * byte after pc was the CFA rule alone until the rbx rule shared it:
+ * cfa is its low 3 bits (enum ow_cfa, 0..7), rbx its high 5 bits (see
+ * above); a row without an rbx rule has the byte it had before.
+ */
 struct ow_urow {
 	__u32 pc;		/* start of the range, from the table's base */
-	__u8 cfa;		/* enum ow_cfa */
+	__u8 cfa : 3;		/* enum ow_cfa */
+	__u8 rbx : 5;		/* rbx saved at CFA - 8 * rbx (1..30); 0:
+				 * unchanged; OW_RBX_LOST: unknown above */
 	__s8 rbp;		/* rbp saved at CFA + 8 * rbp; 0: unchanged */
 	__s16 off;
 };
@@ -67,6 +86,8 @@ enum ow_unwind_stat {
 	OW_UW_MIXED,		/* CFI, with frames by rbp where no table */
 	OW_UW_FP,		/* by frame pointers only (no table at all) */
 	OW_UW_END,		/* CFI walk reached the outermost frame */
+	OW_UW_UNFOLLOWED,	/* CFI walk met a row OW_NONE_RULE (a rule we
+				 * do not follow; rbp taken there) */
 	OW_UW_STOP_NOTABLE,	/* stopped: no table and no frame pointer */
 	OW_UW_STOP_READ,	/* stopped: stack memory not readable */
 	OW_UW_STOP_RULE,	/* stopped: a rule we cannot follow */

@@ -51,6 +51,7 @@ enum {
 #define TASK_COMM_LEN	16
 
 struct task_struct {
+	void *stack;
 	unsigned int __state;
 	unsigned int flags;
 	pid_t pid;
@@ -60,6 +61,7 @@ struct task_struct {
 
 /* arch/x86/include/asm/ptrace.h (x86-64 names) */
 struct pt_regs {
+	unsigned long bx;
 	unsigned long bp;
 	unsigned long ip;
 	unsigned long cs;

@@ -63,3 +63,14 @@ share() {
 	[ "$whole" -gt 0 ] || { echo 0; return; }
 	echo $((part * 100 / whole))
 }
+# can_unwind NAME: can_capture, on x86_64 (the CFI walker's only machine);
+# sets CF_NOFP, the flags of the unwinding workloads (no frame pointers,
+# no sibling calls: only the tables walk them, every function a frame).
+can_unwind() {
+	can_capture "$1" || return 1
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "$1" "x86_64 only"
+		return 1
+	fi
+	CF_NOFP=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
+}

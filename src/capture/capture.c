@@ -379,6 +379,29 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/*
+ * Whether tgid's threads are traced (its blocks shown): only those, and
+ * the wakers whose stacks are shown (they ask, OW_EV_TABLES), get unwind
+ * tables.  -p/-t: in the threads map (--follow adds children there before
+ * their fork event).
+ */
+static bool traced(const struct capture *c, uint32_t tgid)
+{
+	uint8_t one;
+
+	switch (c->cfg.threads) {
+	case OW_THREADS_ALL:
+	case OW_THREADS_USER:
+		return true;
+	case OW_THREADS_TGID:
+	case OW_THREADS_TID:
+		return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.threads),
+					    &tgid, &one);
+	default:
+		return false;
+	}
+}
+
 static void handle_process_event(struct capture *c, const struct ow_event *e)
 {
 	switch (e->type) {
@@ -391,12 +414,14 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 		procmaps_exec(c->pm, e->tgid);
 		procmaps_learn(c->pm, e->tgid);
 		procmaps_stale(c->pm, e->tgid);
-		if (c->cfi)
+		if (c->cfi && traced(c, e->tgid))
 			cfi_queue(c->cfi, e->tgid);
+		else if (c->cfi)	/* a waker once: asks again if still one */
+			cfi_forget(c->cfi, e->tgid);
 		break;
 	case OW_EV_FORK:
 		procmaps_fork(c->pm, e->tgid, e->ptgid);
-		if (c->cfi)
+		if (c->cfi && traced(c, e->tgid))
 			cfi_fork(c->cfi, e->tgid, e->ptgid);
 		break;
 	case OW_EV_TABLES:	/* at most once a second per process */
@@ -717,6 +742,18 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 	progress_status(pg, text);
 }
 
+/* Where the system call entry is, for the waker's process_context() test
+ * in the kernel (without it, interrupts from user mode pass for it). */
+static void syscall_entry(struct capture *c)
+{
+	uint64_t lo, hi;
+
+	if (c->fo.ks && !ksyms_extent(c->fo.ks, "entry_SYSCALL_64", &lo, &hi)) {
+		c->skel->bss->syscall_hi = hi;
+		__atomic_store_n(&c->skel->bss->syscall_lo, lo, __ATOMIC_RELEASE);
+	}
+}
+
 /* ring_buffer__consume() between two table builds */
 static void keep_up(void *ctx)
 {
@@ -939,6 +976,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
 		return -1;
+	syscall_entry(c);
 	c->fo.locs = o->locs;	/* addresses and files too */
 	c->fo.plain_unknown = o->plain_unknown;
 	c->stacks.forget = unsee;
@@ -1181,6 +1219,27 @@ void capture_report_losses(const struct capture *c)
 			(unsigned long long)c->stacks.bad);
 }
 
+/*
+ * The files whose tables have rows we cannot follow (CFA expressions,
+ * other registers), most first: said only when walks met such rows (most
+ * processes map a libc with a few, in code that seldom blocks).
+ */
+static void report_unfollowed(const struct capture *c)
+{
+	const struct cfi_stats *st = &c->cfi_st;
+	char files[256] = "";
+	size_t len = 0;
+
+	if (!c->uw[OW_UW_UNFOLLOWED] || !st->unfollowed)
+		return;
+	for (int i = 0; i < CFI_WORST && st->worst[i].rows && len < sizeof(files); i++)
+		len += snprintf(files + len, sizeof(files) - len, "%s%s %zu",
+				i ? ", " : "", st->worst[i].name, st->worst[i].rows);
+	fprintf(stderr, OW_PROG ": note: %llu walks met CFI rules we do not follow (frame pointers taken there); rows we cannot follow: %s%s (%zu in all)\n",
+		(unsigned long long)c->uw[OW_UW_UNFOLLOWED], files,
+		st->unfollowed_files > CFI_WORST ? ", ..." : "", st->unfollowed);
+}
+
 void capture_report_unwind(const struct capture *c)
 {
 	static const char *const why[OW_UW_NR] = {
@@ -1208,11 +1267,13 @@ void capture_report_unwind(const struct capture *c)
 		(unsigned long long)c->uw[OW_UW_FP],
 		(unsigned long long)c->uw[OW_UW_END],
 		len ? "; stopped early: " : "", stops, "");
-	fprintf(stderr, OW_PROG ": unwind tables: %zu files, %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms)\n",
-		st->tables, st->rows * sizeof(struct ow_urow) / 1048576.0,
+	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms)\n",
+		st->tables, st->procs_loaded, st->procs_loaded == 1 ? "" : "es",
+		st->rows * sizeof(struct ow_urow) / 1048576.0,
 		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
 		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
 		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms);
+	report_unfollowed(c);
 	if (st->no_cfi || st->unreadable)
 		fprintf(stderr, OW_PROG ": note: %zu files without unwind tables and %zu unreadable: their frames were walked by frame pointers\n",
 			st->no_cfi, st->unreadable);

@@ -100,6 +100,24 @@ void ksyms_free(struct ksyms *k)
 	free(k);
 }
 
+int ksyms_extent(const struct ksyms *k, const char *name, uint64_t *lo,
+		 uint64_t *hi)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < k->n && strcmp(k->names + k->syms[i].name, name); i++)
+		;
+	if (i == k->n)
+		return -1;
+	*lo = k->syms[i].addr;
+	for (; i < k->n; i++)
+		if (strncmp(k->names + k->syms[i].name, name, len)) {
+			*hi = k->syms[i].addr;
+			return *hi > *lo ? 0 : -1;
+		}
+	return -1;
+}
+
 const char *ksyms_name(const struct ksyms *k, uint64_t addr)
 {
 	size_t lo = ow_count_le(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);

@@ -13,6 +13,12 @@ struct ksyms;
 struct ksyms *ksyms_load(const char *path);
 void ksyms_free(struct ksyms *k);
 
+/* Where the function name is, with the labels inside it (symbols whose
+ * names start with name): [*lo, *hi), 0; -1 when there is no such
+ * function or nothing after it. */
+int ksyms_extent(const struct ksyms *k, const char *name, uint64_t *lo,
+		 uint64_t *hi);
+
 /* Name of the function containing addr, or NULL when unknown. */
 const char *ksyms_name(const struct ksyms *k, uint64_t addr);
 

@@ -62,6 +62,7 @@ struct cfi_proc {
 	struct cfi_file **files;	/* references held */
 	size_t nfiles;
 	double queued;		/* when queued, 0: not queued */
+	bool counted;		/* in st.procs_loaded */
 };
 
 struct range {
@@ -181,12 +182,34 @@ static void read_segs(struct cfi_file *f, int fd)
 	elf_end(elf);
 }
 
+/* A table built with rows whose rule we do not follow: counted, and kept
+ * among the worst files when it is one (by name, once). */
+static void note_unfollowed(struct cfi_stats *st, const char *name, size_t rows)
+{
+	struct cfi_worst *w = st->worst;
+	size_t i, at;
+
+	for (i = 0; i < CFI_WORST && w[i].rows; i++)
+		if (!strcmp(w[i].name, name))
+			return;
+	st->unfollowed += rows;
+	st->unfollowed_files++;
+	for (at = 0; at < CFI_WORST && w[at].rows >= rows; at++)
+		;
+	if (at == CFI_WORST)
+		return;
+	memmove(&w[at + 1], &w[at], (CFI_WORST - 1 - at) * sizeof(*w));
+	snprintf(w[at].name, sizeof(w[at].name), "%s", name);
+	w[at].rows = rows;
+}
+
 /* Build and load the table of the file mapped at m in tgid. */
 static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 		      const struct pmap *m)
 {
 	struct uw_table t = { 0 };
 	char err[256];
+	const char *base;
 	double t0 = now_ms(), ms;
 	int fd = procmaps_open(tgid, m);
 
@@ -205,14 +228,15 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 	}
 	close(fd);
 	ms = now_ms() - t0;
+	base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
 	c->st.build_ms += ms;
 	if (ms > c->st.build_max_ms) {
-		const char *b = strrchr(m->path, '/');
-
 		c->st.build_max_ms = ms;
-		snprintf(c->st.slowest, sizeof(c->st.slowest), "%s",
-			 b ? b + 1 : m->path);
+		snprintf(c->st.slowest, sizeof(c->st.slowest), "%s", base);
 	}
+	if (t.nexpr + t.nother)
+		note_unfollowed(&c->st, base, t.nexpr + t.nother);
 	if (t.nrows > UINT32_MAX || rows_alloc(c, t.nrows, &f->first)) {
 		c->st.no_room++;
 		uw_table_free(&t);
@@ -430,6 +454,10 @@ static void update(struct cfi *c, struct cfi_proc *p,
 	p->nfiles = nfiles;
 	p->version = version;
 	um.gen = ++c->gen;	/* rows the walkers cached are stale */
+	if (um.n && !p->counted) {
+		p->counted = true;
+		c->st.procs_loaded++;
+	}
 	if (um.n)
 		bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
 	else
@@ -447,6 +475,14 @@ void cfi_queue(struct cfi *c, uint32_t tgid)
 	c->queue[c->nqueue++] = tgid;
 	p->queued = now_ms();
 	p->version = 0;		/* read again, even if the same maps */
+}
+
+void cfi_forget(struct cfi *c, uint32_t tgid)
+{
+	struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+
+	if (p)
+		drop_proc(c, p);	/* a queue entry of it is skipped */
 }
 
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
@@ -469,6 +505,10 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	}
 	p->nfiles = pp->nfiles;
 	p->version = pp->version;
+	if (!p->counted) {
+		p->counted = true;
+		c->st.procs_loaded++;
+	}
 }
 
 size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),

@@ -13,6 +13,8 @@
 
 struct cfi;
 
+#define CFI_WORST	3
+
 struct cfi_stats {
 	size_t tables;		/* files with a table loaded */
 	size_t rows;		/* their rows */
@@ -23,11 +25,20 @@ struct cfi_stats {
 	size_t over_maps;	/* mappings past OW_UMAPS in a process (most) */
 	char over_file[64];	/* the first one's file */
 	size_t procs;		/* processes with tables now */
+	size_t procs_loaded;	/* processes that had tables, in all */
 	size_t files;		/* files kept (with a table or not) */
 	size_t queued;		/* entries of the queue */
 	size_t bytes;		/* what this side's tables take */
 	double build_ms, build_max_ms;	/* building tables, total and most */
 	char slowest[64];	/* the file that took build_max_ms */
+	size_t unfollowed;	/* rows of the tables built whose CFI rule we
+				 * do not follow (expressions, other
+				 * registers: frame pointers there) */
+	size_t unfollowed_files;	/* tables with such rows */
+	struct cfi_worst {
+		char name[64];
+		size_t rows;
+	} worst[CFI_WORST];	/* the files with the most, most first */
 	double lag_sum_ms, lag_max_ms;	/* from a process's event to its
 					 * tables being in the map */
 	size_t lags;
@@ -42,6 +53,9 @@ void cfi_free(struct cfi *c);
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */
 void cfi_queue(struct cfi *c, uint32_t tgid);
+/* tgid's tables are not wanted any more (an exec of a process not
+ * traced): dropped; a walk that needs them asks again. */
+void cfi_forget(struct cfi *c, uint32_t tgid);
 /* A new process: it has its parent's maps, and so its tables, now. */
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
 /*

@@ -13,13 +13,18 @@
  *   CFA = rsp + N          OW_CFA_RSP, off N (OW_CFA_RSP_X8, off N/8, when
  *                          N does not fit 16 bits and is a multiple of 8)
  *   CFA = rbp + N          OW_CFA_RBP, off N
+ *   CFA = rbx + N          OW_CFA_RBX, off N (ld.so's lazy-binding resolver)
  *   the PLT expression     OW_CFA_PLT, off 10 or 11 (see plt_rule())
  *   return address undefined  OW_CFA_END (_start, a thread's start)
  *   signal frame ('S')     OW_CFA_SIGNAL, off SIGCTX_OFF (see below)
- *   anything else          OW_CFA_NONE (the walker falls back to rbp)
+ *   anything else          OW_CFA_NONE, off OW_NONE_RULE (the walker
+ *                          falls back to rbp, and counts it)
  *
  * and the return address must be at CFA - 8; rbp saved at CFA + N gives
- * rbp = N / 8, rbp unchanged (or undefined) gives 0.
+ * rbp = N / 8, rbp unchanged (or undefined) gives 0; rbx saved at CFA - N
+ * gives rbx = N / 8 (N up to 240), unchanged (or undefined) 0, anything
+ * else OW_RBX_LOST (the row is still followed: only a CFA = rbx row above
+ * it would need rbx).
  *
  * .eh_frame rules come first; .debug_frame FDEs are used only where no
  * .eh_frame FDE covers their range.  A NONE row ends each FDE that the
@@ -54,6 +59,7 @@
  */
 #define SIGCTX_OFF	40
 
+#define REG_RBX		3
 #define REG_RBP		6
 #define REG_RSP		7
 #define REG_RA		16
@@ -496,9 +502,10 @@ static enum why cfa_rule(Dwarf_Frame *f, struct ow_urow *r)
 	} else {
 		return EXPR;
 	}
-	if (reg != REG_RSP && reg != REG_RBP)
+	if (reg != REG_RSP && reg != REG_RBP && reg != REG_RBX)
 		return OTHER;
-	r->cfa = reg == REG_RSP ? OW_CFA_RSP : OW_CFA_RBP;
+	r->cfa = reg == REG_RSP ? OW_CFA_RSP : reg == REG_RBP ? OW_CFA_RBP :
+							       OW_CFA_RBX;
 	if (off >= INT16_MIN && off <= INT16_MAX) {
 		r->off = off;
 	} else if (reg == REG_RSP && off % 8 == 0 && off / 8 <= INT16_MAX &&
@@ -531,6 +538,23 @@ static bool rbp_rule(Dwarf_Frame *f, struct ow_urow *r)
 	return true;
 }
 
+/* Where rbx is saved (r->rbx): unchanged 0, at CFA - 8 * r->rbx, or lost. */
+static void rbx_rule(Dwarf_Frame *f, struct ow_urow *r)
+{
+	Dwarf_Op mem[3], *o;
+	size_t n;
+	int64_t off;
+
+	r->rbx = OW_RBX_LOST;
+	if (dwarf_frame_register(f, REG_RBX, mem, &o, &n))
+		return;
+	if (n == 0)		/* same value, or undefined */
+		r->rbx = 0;
+	else if (cfa_offset(o, n, &off) && off < 0 && off % 8 == 0 &&
+		 -off / 8 < OW_RBX_LOST)
+		r->rbx = -off / 8;
+}
+
 /*
  * One row of libdw's into r.  The return address: undefined makes the
  * outermost frame (END); otherwise it must be saved at CFA - 8.
@@ -560,8 +584,10 @@ static void row_rule(Dwarf_Frame *f, bool signalp, struct ow_urow *r,
 	if (why == FOLLOWED && (ra || !cfa_offset(o, n, &off) || off != -8 ||
 				!rbp_rule(f, r)))
 		why = OTHER;
+	if (why == FOLLOWED)
+		rbx_rule(f, r);
 	if (why != FOLLOWED) {
-		*r = (struct ow_urow){ .cfa = OW_CFA_NONE };
+		*r = (struct ow_urow){ .cfa = OW_CFA_NONE, .off = OW_NONE_RULE };
 		t->nexpr += why == EXPR;
 		t->nother += why == OTHER;
 	}
@@ -569,7 +595,8 @@ static void row_rule(Dwarf_Frame *f, bool signalp, struct ow_urow *r,
 
 static bool same_rule(const struct ow_urow *a, const struct ow_urow *b)
 {
-	return a->cfa == b->cfa && a->rbp == b->rbp && a->off == b->off;
+	return a->cfa == b->cfa && a->rbp == b->rbp && a->off == b->off &&
+	       a->rbx == b->rbx;
 }
 
 /* Append r at vaddr pc, merged with the row before when the rules agree. */
@@ -604,7 +631,7 @@ static int fde_rows(struct builder *b, const struct fde *x, uint64_t next_lo)
 		Dwarf_Frame *f;
 		Dwarf_Addr start, end;
 		bool signalp = false;
-		struct ow_urow row = { 0 };
+		struct ow_urow row = { .cfa = OW_CFA_NONE, .off = OW_NONE_RULE };
 
 		if (dwarf_cfi_addrframe(cfi, addr, &f)) {
 			b->t->nother++;

@@ -41,7 +41,7 @@ struct uw_table {
 	size_t nexpr;		/* rows whose rule we do not follow (OW_CFA_NONE
 				 * from an expression other than the PLT's) */
 	size_t nother;		/* rows OW_CFA_NONE for another reason: CFA from
-				 * a register other than rsp/rbp (stack
+				 * a register other than rsp/rbp/rbx (stack
 				 * realignment), return address not at CFA - 8,
 				 * rbp saved where a row cannot say */
 	size_t nskip;		/* FDEs left out: outside the executable

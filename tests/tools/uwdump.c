@@ -5,10 +5,12 @@
  * interpretation of the same CFI) and for people.
  *
  * Usage: uwdump FILE          one line "# base=... nrows=... ..." then one
- *                             line per row: "VADDR CFA RBP" with VADDR the
- *                             row's ELF vaddr (hex), CFA one of rsp+N,
- *                             rbp+N, plt10, plt11, end, signal+N, none,
- *                             and RBP "c+N" (saved at CFA + N) or "-"
+ *                             line per row: "VADDR CFA RBP RBX" with VADDR
+ *                             the row's ELF vaddr (hex), CFA one of rsp+N,
+ *                             rbp+N, rbx+N, plt10, plt11, end, signal+N,
+ *                             none, RBP and RBX "c+N" (saved at CFA + N)
+ *                             or "-" (unchanged), RBX also "?" (a rule a
+ *                             row cannot say)
  *        uwdump -s FILE...    one summary line per file: rows, FDEs,
  *                             build time (ms), table bytes
  * Exit status: 0, or 1 when a table could not be built (message on
@@ -34,6 +36,9 @@ static void rule_str(const struct ow_urow *r, char *buf, size_t len)
 	case OW_CFA_RBP:
 		snprintf(buf, len, "rbp%+d", r->off);
 		break;
+	case OW_CFA_RBX:
+		snprintf(buf, len, "rbx%+d", r->off);
+		break;
 	case OW_CFA_PLT:
 		snprintf(buf, len, "plt%d", r->off);
 		break;
@@ -58,13 +63,16 @@ static void dump(const char *name, const struct uw_table *t)
 	       t->debug_frame);
 	for (i = 0; i < t->nrows; i++) {
 		const struct ow_urow *r = &t->rows[i];
-		char cfa[32];
+		char cfa[32], rbp[16] = "-", rbx[16] = "-";
 
 		rule_str(r, cfa, sizeof(cfa));
 		if (r->rbp)
-			printf("%" PRIx64 " %s c%+d\n", t->base + r->pc, cfa, r->rbp * 8);
-		else
-			printf("%" PRIx64 " %s -\n", t->base + r->pc, cfa);
+			snprintf(rbp, sizeof(rbp), "c%+d", r->rbp * 8);
+		if (r->rbx == OW_RBX_LOST)
+			snprintf(rbx, sizeof(rbx), "?");
+		else if (r->rbx)
+			snprintf(rbx, sizeof(rbx), "c%+d", -8 * r->rbx);
+		printf("%" PRIx64 " %s %s %s\n", t->base + r->pc, cfa, rbp, rbx);
 	}
 }
 

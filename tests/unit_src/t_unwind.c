@@ -54,12 +54,13 @@ static int build(const char *path, struct uw_table *t, char *err, size_t len)
 
 static const char *rule_name(const struct ow_urow *r)
 {
-	static const char *names[] = { "none", "rsp", "rbp", "plt", "end",
-				       "signal", "rsp_x8" };
+	/* every value of the 3-bit field */
+	static const char *names[8] = { "none", "rsp", "rbp", "plt", "end",
+					"signal", "rsp_x8", "rbx" };
 
 	if (!r)
 		return "(no row)";
-	return r->cfa < sizeof(names) / sizeof(*names) ? names[r->cfa] : "?";
+	return names[r->cfa];
 }
 
 /* Rows strictly increasing, no two neighbours with the same rule. */
@@ -72,6 +73,7 @@ static void check_invariants(const char *what, const struct uw_table *t)
 		const struct ow_urow *a = &t->rows[i - 1], *b = &t->rows[i];
 
 		if (a->pc >= b->pc || (a->cfa == b->cfa && a->rbp == b->rbp &&
+				       a->rbx == b->rbx &&
 				       a->off == b->off))
 			break;
 	}

@@ -10,7 +10,7 @@
 # --debug-dump=frames-interp FILE`.  For each row readelf prints (and for
 # an FDE without instructions, its CIE's initial row at the FDE's start)
 # the rule we must have there is derived from readelf's columns (CFA,
-# ra, rbp) as src/unwind/native_tables.c documents; our row at that
+# ra, rbp, rbx) as src/unwind/native_tables.c documents; our row at that
 # address (the last with pc <= address) must say the same.  Each FDE's end that
 # no FDE starts at must be "none".  .debug_frame FDEs that start where an
 # .eh_frame FDE starts are not ours to follow and are not compared.
@@ -47,31 +47,43 @@ function ours(a,    lo, hi, mid) {
 	return lo ? rule[lo - 1] : "(before the first row)"
 }
 
+# the rbx part of a followed row: "-" unchanged, "c-N" saved, "?" lost
+function rbxrule(rbx,    r) {
+	if (rbx == "" || rbx == "u" || rbx == "s")
+		return "-"
+	if (rbx !~ /^c-[0-9]+$/)
+		return "?"
+	r = -(substr(rbx, 2) + 0)
+	if (r % 8 || r / 8 < 1 || r / 8 > 30)
+		return "?"
+	return rbx
+}
+
 # the rule readelf's row means, in uwdump's words
-function want(cfa, ra, rbp, sig, plt,    m, r) {
+function want(cfa, ra, rbp, rbx, sig, plt,    m, r) {
 	if (sig)
-		return "signal+40 -"
+		return "signal+40 - -"
 	if (ra == "u")
-		return "end -"
+		return "end - -"
 	if (ra != "c-8")
-		return "none -"
+		return "none - -"
 	if (cfa == "exp")
-		return plt ? plt " -" : "none -"
-	if (cfa !~ /^(rsp|rbp)[+-][0-9]+$/)
-		return "none -"
+		return plt ? plt " - " rbxrule(rbx) : "none - -"
+	if (cfa !~ /^(rsp|rbp|rbx)[+-][0-9]+$/)
+		return "none - -"
 	m = substr(cfa, 4) + 0
 	if (m < -32768 || m > 32767) {
 		if (substr(cfa, 1, 3) != "rsp" || m % 8 || m / 8 > 32767 || m / 8 < -32768)
-			return "none -"
+			return "none - -"
 	}
 	if (rbp == "" || rbp == "u" || rbp == "s")
-		return cfa " -"
+		return cfa " - " rbxrule(rbx)
 	if (rbp !~ /^c[+-][0-9]+$/)
-		return "none -"
+		return "none - -"
 	r = substr(rbp, 2) + 0
 	if (r % 8 || r / 8 < -128 || r / 8 > 127 || r == 0)
-		return "none -"
-	return cfa " " rbp
+		return "none - -"
+	return cfa " " rbp " " rbxrule(rbx)
 }
 
 function mismatch(a, where, w, o) {
@@ -112,7 +124,7 @@ function end_fde() {
 BEGIN { n = 0 }
 phase == 1 && /^#/ { next }
 phase == 1 {
-	pc[n] = hex($1); rule[n] = $2 " " $3; n++
+	pc[n] = hex($1); rule[n] = $2 " " $3 " " $4; n++
 	next
 }
 
@@ -157,13 +169,14 @@ phase == 3 && /^ +LOC +CFA/ {
 	next
 }
 phase == 3 && /^[0-9a-f]+ / && NF == ncol {
-	ra = ""; rbp = ""
+	ra = ""; rbp = ""; rbx = ""
 	for (i = 3; i <= NF; i++) {
 		if (col[i] == "ra") ra = $i
 		if (col[i] == "rbp") rbp = $i
+		if (col[i] == "rbx") rbx = $i
 	}
 	if (incie != "") {
-		cierow[incie] = want($2, ra, rbp, ciesig[incie], "")
+		cierow[incie] = want($2, ra, rbp, rbx, ciesig[incie], "")
 		incie = ""	# only the initial row
 		next
 	}
@@ -175,14 +188,14 @@ phase == 3 && /^[0-9a-f]+ / && NF == ncol {
 	if (have && a != curloc)
 		flush()
 	curloc = a; have = 1; gotrows = 1
-	curwant = want($2, ra, rbp, ciesig[fdecie], pltfde[fdelo])
+	curwant = want($2, ra, rbp, rbx, ciesig[fdecie], pltfde[fdelo])
 	next
 }
 
 END {
 	end_fde()
 	for (e in ends)
-		if (!(e in starts) && (o = ours(hex(e))) != "none -")
-			mismatch(e, "the end of an FDE no FDE follows", "none -", o)
+		if (!(e in starts) && (o = ours(hex(e))) != "none - -")
+			mismatch(e, "the end of an FDE no FDE follows", "none - -", o)
 	printf "rows=%d fdes=%d mismatches=%d\n", rows, fdes, bad
 }

@@ -109,6 +109,14 @@ volatile __u32 hidden_pid;
  * from kallsyms; 0: unknown): see process_context(). */
 volatile __u64 syscall_lo, syscall_hi;
 
+/*
+ * The kernel functions that call the soft IRQ loop (set by user space
+ * from kallsyms; hi 0: unused): task 1 where a task runs soft IRQs in its
+ * own system call (do_softirq from local_bh_enable: loopback networking),
+ * 0 on an interrupt's exit or in ksoftirqd.  See process_context().
+ */
+volatile struct ow_krange softirq_callers[OW_SOFTIRQ_CALLERS];
+
 /* Per-task bookkeeping between switch-out, wakeup and switch-in. */
 struct ow_task {
 	__u64 start_ns;		/* switch-out time; 0: no block tracked */
@@ -631,6 +639,9 @@ static __always_inline void chain_from_waker(struct ow_task *ti, __u64 now,
  * - x86-64 runs an interrupt that came in kernel mode (hard, and the soft
  *   ones after it) on the per-CPU IRQ stack: ctx (the tracepoint's
  *   arguments, on the current stack) is then off the task's own stack.
+ *   So do soft IRQs a task runs in its own system call (do_softirq() from
+ *   local_bh_enable(): a send over loopback wakes the receiver there):
+ *   those are the task's wakeups (softirq_of_task()).
  *   32 KiB: THREAD_SIZE with KASAN, twice the usual; an IRQ stack that
  *   close above a task's stack is at worst taken for process context.
  * - one that came in user mode runs on the task's stack: the outermost
@@ -640,6 +651,32 @@ static __always_inline void chain_from_waker(struct ow_task *ti, __u64 now,
  *   as well).
  */
 #define TASK_STACK_SPAN	(32 << 10)
+#define SOFTIRQ_SCAN	48	/* frames of the kernel stack looked at */
+
+/*
+ * On the IRQ stack: whether the soft IRQ this runs in was run by the task
+ * itself (the first of softirq_callers found in the kernel stack just
+ * taken, leaf first, is a task's: fold.c's softirq_of_task() decides the
+ * same for the display).
+ */
+static __always_inline bool softirq_of_task(void)
+{
+	struct ow_stack *st;
+	__u32 zero = 0;
+
+	if (!want_kstack || !(st = bpf_map_lookup_elem(&scratch, &zero)))
+		return false;
+	for (__u32 i = 0; i < SOFTIRQ_SCAN && i < st->nr; i++) {
+		__u64 ip = st->ips[i];
+
+		for (__u32 j = 0; j < OW_SOFTIRQ_CALLERS; j++)
+			if (ip >= softirq_callers[j].lo &&
+			    ip < softirq_callers[j].hi)
+				return softirq_callers[j].task;
+	}
+	return false;
+}
+
 static __always_inline bool process_context(void *ctx)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
@@ -651,7 +688,7 @@ static __always_inline bool process_context(void *ctx)
 	/* the pointer's value as a number, which the verifier lets compare */
 	bpf_probe_read_kernel(&at, sizeof(at), &here);
 	if (at - base >= TASK_STACK_SPAN)
-		return false;
+		return softirq_of_task();
 	if (!syscall_lo || !want_kstack)
 		return true;
 	st = bpf_map_lookup_elem(&scratch, &zero);

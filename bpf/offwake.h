@@ -162,4 +162,12 @@ struct ow_stack {
 	__u64 ips[OW_MAX_STACK_DEPTH];
 };
 
+/* A kernel function's address range, and whether a soft IRQ it runs is
+ * a task's own (offwake.bpf.c's softirq_callers). */
+#define OW_SOFTIRQ_CALLERS	8
+struct ow_krange {
+	__u64 lo, hi;
+	__u64 task;
+};
+
 #endif

@@ -743,12 +743,30 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 }
 
 /* Where the system call entry is, for the waker's process_context() test
- * in the kernel (without it, interrupts from user mode pass for it). */
+ * in the kernel (without it, interrupts from user mode pass for it), and
+ * the callers of the soft IRQ loop (without them, a soft IRQ a task runs
+ * itself is taken for an interrupt's: its user stack is not walked). */
 static void syscall_entry(struct capture *c)
 {
+	static const struct {
+		const char *name;
+		bool task;
+	} callers[] = {		/* (fold.c's softirq_callers: the same) */
+		{ "do_softirq", true }, { "do_softirq.part.0", true },
+		{ "__local_bh_enable_ip", true }, { "__irq_exit_rcu", false },
+		{ "irq_exit_rcu", false }, { "run_ksoftirqd", false },
+	};
 	uint64_t lo, hi;
+	size_t n = 0;
 
-	if (c->fo.ks && !ksyms_extent(c->fo.ks, "entry_SYSCALL_64", &lo, &hi)) {
+	if (!c->fo.ks)
+		return;
+	for (size_t i = 0; i < sizeof(callers) / sizeof(*callers) &&
+			   n < OW_SOFTIRQ_CALLERS; i++)
+		if (!ksyms_extent(c->fo.ks, callers[i].name, &lo, &hi))
+			c->skel->bss->softirq_callers[n++] =
+				(struct ow_krange){ lo, hi, callers[i].task };
+	if (!ksyms_extent(c->fo.ks, "entry_SYSCALL_64", &lo, &hi)) {
 		c->skel->bss->syscall_hi = hi;
 		__atomic_store_n(&c->skel->bss->syscall_lo, lo, __ATOMIC_RELEASE);
 	}

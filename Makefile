@@ -50,7 +50,7 @@ all: $(BIN)
 
 # A fresh clone without the build dependencies stops here, naming the
 # missing packages (not at a compiler error about a header); once.
-BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev,$(DEPS))
+BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev debuginfod,$(DEPS))
 $(OUT)/.build-deps:
 	@sh tests/deps.sh --check $(BUILD_DEPS)
 	@mkdir -p $(OUT) && touch $@

@@ -22,6 +22,7 @@
  * are demangled on first use.  A frame with no symbol can still be named
  * after its file (usyms_file_name()).
  */
+#include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -433,8 +434,9 @@ static int cmp_esym(const void *a, const void *b)
 	return y->global - x->global;	/* globals first among aliases */
 }
 
-/* "[basename]" of a mapped file's path, without " (deleted)". */
-static char *file_label(const char *path)
+/* "[basename]" of a mapped file's path, without " (deleted)";
+ * "[basename (changed)]" for a file replaced on disk since it was mapped. */
+static char *file_label(const char *path, bool changed)
 {
 	const char *base = strrchr(path, '/');
 	size_t len;
@@ -444,7 +446,7 @@ static char *file_label(const char *path)
 	len = strlen(base);
 	if (len > 10 && !strcmp(base + len - 10, " (deleted)"))
 		len -= 10;
-	if (asprintf(&l, "[%.*s]", (int)len, base) < 0)
+	if (asprintf(&l, "[%.*s%s]", (int)len, base, changed ? " (changed)" : "") < 0)
 		return NULL;
 	return l;
 }
@@ -460,8 +462,9 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 	e->dev = m->dev;
 	e->ino = m->ino;
 	e->path = strdup(m->path);
-	e->label = file_label(m->path);
-	elf = elf_of(fd = procmaps_open(tgid, m));
+	fd = procmaps_open(tgid, m);
+	e->label = file_label(m->path, fd < 0 && errno == ESTALE);
+	elf = elf_of(fd);
 	if (elf) {
 		e->fixed = is_fixed(elf);
 		read_segs(e, elf);

@@ -547,9 +547,11 @@ static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 	for (uint32_t i = 0; i < r->nr; i++) {
 		struct frame_ctx x = { f, tgid, ln, version };
 
-		if (f->locs && OW_FRAME_KIND(r->ips[i]) == OW_FRAME_NATIVE)
-			*loc_of(s, r->nr, i) = locs_user(&f->loctab, tgid,
-				procmaps_find(f->pm, tgid, r->ips[i]), r->ips[i], !i);
+		if (f->locs)	/* other kinds (JIT code): no mapping */
+			*loc_of(s, r->nr, i) = OW_FRAME_KIND(r->ips[i]) != OW_FRAME_NATIVE ?
+				(struct symloc){ NULL, 0 } :
+				locs_user(&f->loctab, tgid,
+					  procmaps_find(f->pm, tgid, r->ips[i]), r->ips[i], !i);
 		add_frame(s, frame_name(&x, r->ips[i]));
 	}
 	return s;

@@ -97,7 +97,7 @@ if grep -aq ow_dbgd_leaf named.pb && ! grep -aqF '[prog]' named.pb &&
    grep -q '"ow_dbgd_leaf"' named.speedscope.json && ! grep -q '"\[prog\]"' named.speedscope.json &&
    grep -q '<title>ow_dbgd_leaf ' named.svg && ! grep -q '<title>\[prog\] ' named.svg
 then pass debuginfod_formats_same_names
-else fail debuginfod_formats_same_names "$(head -c 300 pb.err ss.err svg.err)"; fi
+else fail debuginfod_formats_same_names "pprof: $(grep -ac ow_dbgd_leaf named.pb) with the name, $(grep -acF '[prog]' named.pb) [prog]; speedscope: $(grep -c ow_dbgd_leaf named.speedscope.json), $(grep -cF '"[prog]"' named.speedscope.json); svg: $(grep -c '<title>ow_dbgd_leaf ' named.svg), $(grep -cF '<title>[prog] ' named.svg); $(grep -h 'debuginfod\|error' pb.err ss.err svg.err)"; fi
 if grep -aq "$ID" named.pb; then pass debuginfod_pprof_build_id
 else fail debuginfod_pprof_build_id "build id $ID not in the pprof mappings"; fi
 

@@ -12,6 +12,7 @@
 # never used.  Nothing leaves the machine.
 . "$(dirname "$0")/lib.sh"
 can_capture debuginfod || exit 0
+command -v debuginfod > /dev/null || sh "$TOP/tests/deps.sh" debuginfod > /dev/null 2>&1
 for t in cc strip objcopy debuginfod python3 curl; do
 	command -v $t > /dev/null || { skip debuginfod "$t not installed"; exit 0; }
 done

@@ -9,7 +9,11 @@
  * next to the file, in its .debug/ directory or under /usr/lib/debug (a
  * debug file is used only when its build id, or without one the link's
  * CRC, is the file's), else its MiniDebugInfo (.gnu_debugdata), else,
- * for Go binaries, their pclntab (gopclntab.c).
+ * for Go binaries, their pclntab (gopclntab.c); else, with DEBUGINFOD_URLS
+ * set, the file is kept (never swept) and its names wait for the debug
+ * file from debuginfod (debuginfod.c), fetched by usyms_fetch() after the
+ * capture for the files whose frames were asked about (usyms_deferred()),
+ * with the same build-id check.
  * Files are opened through /proc/PID/map_files while the process lives
  * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
  * in containers), then by their path (processes that have exited).

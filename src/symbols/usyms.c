@@ -84,6 +84,7 @@ struct usyms {
 	struct efile **files;	/* all files, for freeing */
 	size_t n, cap;
 	struct htab by_inode;	/* (dev, ino) -> file */
+	bool remote;		/* DEBUGINFOD_URLS names a server */
 };
 
 struct usyms *usyms_new(struct procmaps *pm)
@@ -93,6 +94,7 @@ struct usyms *usyms_new(struct procmaps *pm)
 	if (!u)
 		return NULL;
 	u->pm = pm;
+	u->remote = dbgfetch_enabled();
 	u->jit = perfmaps_new();
 	if (!u->jit || elf_version(EV_CURRENT) == EV_NONE) {
 		usyms_free(u);
@@ -406,7 +408,8 @@ static void add_go_fn(void *e, uint64_t addr, uint64_t size, const char *name)
  * else, with a build id and DEBUGINFOD_URLS set, the file's names wait
  * for the debug file from the server, fetched after the capture.
  */
-static void read_debug(struct efile *e, Elf *elf, const char *path)
+static void read_debug(struct efile *e, Elf *elf, const char *path,
+		       bool remote)
 {
 	struct want w = { 0 };
 
@@ -414,7 +417,7 @@ static void read_debug(struct efile *e, Elf *elf, const char *path)
 	if (debug_by_build_id(e, &w) || debug_by_link(e, elf, path, &w) ||
 	    minidebuginfo(e, elf) || gopclntab_read(elf, add_go_fn, e) > 0)
 		return;
-	if (w.idlen && w.idlen <= sizeof(e->id) && dbgfetch_enabled()) {
+	if (w.idlen && w.idlen <= sizeof(e->id) && remote) {
 		e->remote = true;
 		e->idlen = w.idlen;
 		memcpy(e->id, w.id, w.idlen);
@@ -455,7 +458,8 @@ static char *file_label(const char *path, bool changed)
 	return l;
 }
 
-static struct efile *load_file(uint32_t tgid, const struct pmap *m)
+static struct efile *load_file(uint32_t tgid, const struct pmap *m,
+			       bool remote)
 {
 	struct efile *e = calloc(1, sizeof(*e));
 	Elf *elf;
@@ -473,7 +477,7 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 		e->fixed = is_fixed(elf);
 		read_segs(e, elf);
 		if (!read_syms(e, elf))
-			read_debug(e, elf, m->path);
+			read_debug(e, elf, m->path, remote);
 		elf_end(elf);
 		close(fd);
 	}
@@ -501,7 +505,7 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 	}
 	if (ow_grow(&u->files, &u->cap, u->n, sizeof(*u->files)) < 0)
 		return NULL;
-	e = load_file(tgid, m);
+	e = load_file(tgid, m, u->remote);
 	if (!e)
 		return NULL;
 	if (m->ino && htab_put(&u->by_inode, m->dev, m->ino, e) < 0) {
@@ -596,7 +600,7 @@ bool usyms_deferred(struct usyms *u, uint32_t tgid, uint64_t addr,
 		    const void **file, uint64_t *vaddr)
 {
 	bool jit;
-	struct efile *e = file_at(u, tgid, addr, vaddr, &jit);
+	struct efile *e = u->remote ? file_at(u, tgid, addr, vaddr, &jit) : NULL;
 
 	if (!e || !e->remote)
 		return false;

@@ -19,7 +19,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
-LDLIBS   := -lbpf -ldw -lelf -lz -llzma -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
+LDLIBS   := -lbpf -ldw -ldebuginfod -lelf -lz -llzma -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
 	    -lprotobuf-c -ljson-c
 
 ifeq ($(SANITIZE),1)
@@ -50,7 +50,7 @@ all: $(BIN)
 
 # A fresh clone without the build dependencies stops here, naming the
 # missing packages (not at a compiler error about a header); once.
-BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev lld,$(DEPS))
+BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev lld debuginfod,$(DEPS))
 $(OUT)/.build-deps:
 	@sh tests/deps.sh --check $(BUILD_DEPS)
 	@mkdir -p $(OUT) && touch $@
@@ -103,7 +103,7 @@ $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
 	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
-	liblzma-dev lld
+	liblzma-dev libdebuginfod-dev debuginfod lld
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -139,7 +139,7 @@ CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
 	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
-	unwind/native_tables.o)
+	symbols/debuginfod.o unwind/native_tables.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -150,13 +150,13 @@ $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(LDFLAGS) $(CAP_WRAP) $< -o $@ \
-		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -lz -llzma -liberty \
+		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -ldebuginfod -lelf -lz -llzma -liberty \
 		$(LDLIBS_RENDER) -ldl
 
 # User-space names of a live process's addresses, without BPF (tests/t_names.sh).
 $(OUT)/tests_src/usymname: tests/tools/usymname.c $(OUT)/tests_src/libcapunits.a
 	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(OUT)/tests_src/libcapunits.a \
-		-lelf -lz -llzma -liberty
+		-ldebuginfod -lelf -lz -llzma -liberty
 
 # A format added as one file and one row of the writers' table: offwake-svg
 # with tests/unit_src/export_test.c and writers.c's OW_TEST_WRITER row

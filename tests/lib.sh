@@ -6,6 +6,8 @@ pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1: $2"; }
 skip() { echo "SKIP: $1: $2"; }
 check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n" "command failed: $*"; fi; }
+# nothing leaves the machine: no debuginfod server unless a test names one
+unset DEBUGINFOD_URLS
 TMPD=$(mktemp -d); trap 'rm -rf "$TMPD"' EXIT
 # can_capture NAME [WHY]: 0 when a capture can run here (root, kernel BTF);
 # else a SKIP for NAME (WHY: what root is needed for) and 1.

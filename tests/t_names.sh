@@ -82,6 +82,60 @@ objcopy --only-keep-debug other wrong.debug
 names wrong
 expect names_debuglink_other_build "[wrong];[wrong];[unknown]"
 
+# A file replaced on disk since it was mapped (a new build renamed over
+# it, as upgrades do), its process gone before its frames are named: the
+# file by its path is another; its frames are "[FILE (changed)]", never
+# named by the new build's symbols (ow_new_*), and stderr says so once.
+cc -O1 -g -no-pie -Dow_static_leaf=ow_new_leaf -Dow_global_mid=ow_new_mid -DOTHER -o newbuild p.c
+cp full chg && mkfifo fifo
+./chg > /dev/null 2>&1 & pid=$!
+PIDS+=("$pid")
+sleep 0.2
+"$USYMNAME" --wait "$pid" "$(printf %x $((0x$LEAF + 1)))" "$(printf %x $((0x$MID + 1)))" \
+	< fifo > chg.out 2> chg.err & U=$!
+exec 3> fifo
+sleep 0.3
+cp newbuild chg.new && mv chg.new chg
+kill "$pid"; wait "$pid" 2> /dev/null
+exec 3>&-
+wait "$U"
+GOT=$(paste -sd';' chg.out)
+expect names_changed_on_disk "[chg (changed)];[chg (changed)]"
+if [ "$(grep -c 'changed on disk since they were mapped (.*/chg: another file is there now)' chg.err)" = 1 ]; then
+	pass names_changed_on_disk_reported
+else fail names_changed_on_disk_reported "$(cat chg.err)"; fi
+
+# The same in a capture: a program blocks 0.3 s, then renames a new build
+# (other function names) over its own binary and exits at once, before
+# the capture's next drain names its frames.
+if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	cat > live.c <<'C'
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((noinline)) void ow_old_leaf(void) { usleep(300000); }
+__attribute__((noinline)) void ow_old_mid(void) { ow_old_leaf(); }
+int main(int argc, char **argv)
+{
+	ow_old_mid();
+	return rename(argv[1], argv[0]) != 0;
+}
+C
+	cc -O1 -g -fno-omit-frame-pointer -o liveprog live.c &&
+	cc -O1 -g -fno-omit-frame-pointer -Dow_old_leaf=ow_new_leaf -Dow_old_mid=ow_new_mid -o livenew.bin live.c
+	"$OFFWAKE" -f -U 3 > live.folded 2> live.err & CP=$!
+	PIDS+=("$CP")
+	attached "$CP"
+	"$TMPD/liveprog" "$TMPD/livenew.bin"; st=$?
+	wait "$CP"
+	if [ "$st" = 0 ] && grep -q '^liveprog;.*\[liveprog (changed)\];\[liveprog (changed)\];' live.folded &&
+	   ! grep '^liveprog;' live.folded | grep -q 'ow_new_\|ow_old_' &&
+	   grep -q 'changed on disk since they were mapped (.*/liveprog: another file is there now)' live.err
+	then pass names_changed_on_disk_capture
+	else fail names_changed_on_disk_capture "rename $st; $(grep '^liveprog;' live.folded | head -c 600) / $(grep changed live.err)"; fi
+else
+	skip names_changed_on_disk_capture "needs root and kernel BTF"
+fi
+
 # Go: names from the pclntab of binaries built with -ldflags='-s -w' (no
 # .symtab): non-PIE (.gopclntab), PIE (.data.rel.ro.gopclntab), and with
 # no section headers at all (the table found by its header).

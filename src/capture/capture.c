@@ -64,6 +64,7 @@
 #include "memstats.h"
 #include "common/privs.h"
 #include "offwake.skel.h"
+#include "symbols/debuginfod.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -1128,6 +1129,10 @@ int capture_finish(struct capture *c)
 	retry_pending(c, true);
 	if (!err)
 		take_lost(c);
+	if (c->fo.nlate) {	/* tracing has ended: the servers wait no one */
+		progress_phase(c->pg, "names: asking debuginfod for debug files");
+		fold_late_names(&c->fo);
+	}
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
@@ -1189,10 +1194,29 @@ void capture_free(struct capture *c)
 	offwake_bpf__destroy(c->skel);
 	procmaps_free(c->pm);		/* first: it releases fold's caches */
 	folder_free(&c->fo);
+	dbgfetch_end();
 	stacks_free(&c->stacks);
 	agg_free(&c->agg);
 	agg_free(&c->pending);
 	free(c);
+}
+
+/* What debuginfod gave (nothing when no request was made). */
+static void report_debuginfod(void)
+{
+	struct dbgfetch_stats st;
+	char unused[128] = "";
+
+	dbgfetch_stats(&st);
+	if (!st.asked && !st.skipped)
+		return;
+	if (st.unused)
+		snprintf(unused, sizeof(unused), "; %u received of another build (build id), not used",
+			 st.unused);
+	fprintf(stderr, OW_PROG ": %s: debuginfod: %u debug files from the server (or its cache) of %u asked, in %.1f s; %u not found, %u failed, %u timed out, %u not asked (past the %.0f s deadline, DEBUGINFOD_TIMEOUT)%s\n",
+		st.timed_out || st.failed || st.skipped || st.unused ? "warning" : "note",
+		st.got - st.unused, st.asked + st.skipped, st.seconds, st.missing,
+		st.failed, st.timed_out, st.skipped, st.budget, unused);
 }
 
 void capture_report_losses(const struct capture *c)
@@ -1230,6 +1254,7 @@ void capture_report_losses(const struct capture *c)
 	if (c->drain_errors)
 		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
 			(unsigned long long)c->drain_errors);
+	report_debuginfod();
 	procmaps_report_denied();
 	if (c->fo.missing || c->stacks.bad)
 		fprintf(stderr, OW_PROG ": warning: %llu stacks never received, %llu malformed (please report)\n",

@@ -183,6 +183,9 @@ void folder_free(struct folder *f)
 	htab_free(&f->interned);
 	htab_free(&f->cache);
 	htab_free(&f->names);
+	for (size_t i = 0; i < f->late.size; i++)
+		free(f->late.tab[i].val);
+	htab_free(&f->late);
 	for (size_t i = 0; i < f->npool; i++)
 		free(f->pool[i]);
 	free(f->pool);
@@ -497,12 +500,77 @@ static void hold(struct folder *f, struct lineage *ln, uint64_t ref)
 	}
 }
 
+/*
+ * A frame in a file whose names wait for debuginfod (usyms_deferred()):
+ * until fold_late_names(), its name is a placeholder of its own (the
+ * file's label), one per address, which symbolised stacks compare by
+ * pointer as any name.
+ */
+struct late_name {
+	const void *file;
+	uint64_t vaddr;
+	char text[];
+};
+
+static const char *late_name(struct folder *f, const void *file,
+			     uint64_t vaddr)
+{
+	const char *label = usyms_deferred_label(file);
+	struct late_name *l = malloc(sizeof(*l) + strlen(label) + 1);
+
+	if (!l)
+		return "[unknown]";
+	l->file = file;
+	l->vaddr = vaddr;
+	strcpy(l->text, label);
+	if (htab_put(&f->late, (uintptr_t)l->text, 0, l) < 0) {
+		free(l);
+		return "[unknown]";
+	}
+	f->nlate++;
+	return l->text;
+}
+
+/* The frames of s whose names waited: named now. */
+static void name_late(struct folder *f, struct symstack *s)
+{
+	for (uint32_t j = 0; j < s->n; j++) {
+		struct late_name *l = htab_get(&f->late, (uintptr_t)s->f[j].name, 0);
+		const char *name;
+
+		if (!l)
+			continue;
+		name = usyms_deferred_name(f->us, l->file, l->vaddr);
+		if (!name && !f->plain_unknown)
+			name = l->text;
+		name = kept_name(f, name);
+		s->f[j] = (struct symframe){ name, strlen(name) };
+	}
+}
+
+void fold_late_names(struct folder *f)
+{
+	if (!f->nlate)
+		return;
+	usyms_fetch(f->us);
+	for (size_t i = 0; i < f->interned.size; i++)
+		for (struct symstack *s = f->interned.tab[i].val; s; s = s->next)
+			name_late(f, s);
+}
+
 /* The name of a user address in tgid (ln: its lineage, or NULL). */
 static const char *user_name(struct folder *f, struct lineage *ln,
 			     uint64_t version, uint32_t tgid, uint64_t addr)
 {
 	const char *name = ln ? htab_get(&ln->names, addr, version) : NULL;
+	const void *file;
+	uint64_t vaddr;
 
+	if (!name && usyms_deferred(f->us, tgid, addr, &file, &vaddr)) {
+		name = late_name(f, file, vaddr);
+		if (ln && !htab_put(&ln->names, addr, version, (void *)name))
+			f->lin_entries++;
+	}
 	if (!name) {
 		name = usyms_name(f->us, tgid, addr);
 		if (!name && !f->plain_unknown)

@@ -64,6 +64,9 @@ struct folder {
 				 * "[unknown]", not named after their file
 				 * (set after folder_init) */
 	struct locs loctab;	/* the mappings they are in */
+	struct htab late;	/* (name pointer, 0) -> struct late_name:
+				 * frames whose names wait for debuginfod */
+	size_t nlate;
 	/* what is kept, for folder_counts() */
 	size_t nstacks, stack_bytes;	/* interned */
 	size_t lineages, lin_entries;	/* per-lineage caches */
@@ -93,6 +96,14 @@ void folder_sweep(struct folder *f, unsigned max_idle);
  * such a stack is shown as missed and counted in f->missing.
  */
 int fold_resolve(struct folder *f, struct agg_entry *e, bool final);
+
+/*
+ * After the capture: fetch the debug files of the frames whose files had
+ * no symbols here from debuginfod (usyms_fetch(): within its deadline),
+ * and name those frames in every symbolised stack (by the debug file, or
+ * else as frames without a symbol are).
+ */
+void fold_late_names(struct folder *f);
 
 /* The stack store freed the stack ref: forget what was cached under it. */
 void fold_forget(struct folder *f, uint64_t ref);

@@ -26,6 +26,12 @@
  * files and maps it was refused are counted (each file once, by device
  * and inode) and procmaps_report_denied() says so, with the capabilities
  * that would help, rather than leaving [unknown] frames unexplained.
+ * A file opened by its path (the process gone, or its mapping not
+ * readable) must be the one mapped (device and inode as the maps gave
+ * them): one replaced on disk since (an upgrade renames a new build over
+ * it) is not read, and reported the same way, since its symbols would
+ * name the wrong functions.  (A file rewritten in place keeps its inode:
+ * not detected; executables being run cannot be written.)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +40,9 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include "common/htab.h"
 #include "common/privs.h"
 #include "procmaps.h"
@@ -263,6 +271,9 @@ static struct {
 	size_t nfiles, nmaps;
 	char file[PATH_MAX];	/* the first file and maps refused */
 	char maps[64];
+	struct htab changed;	/* (dev, ino) of each file replaced */
+	size_t nchanged;
+	char first_changed[PATH_MAX];
 } denied;
 
 static bool is_denial(int err)
@@ -400,16 +411,35 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
 	return p->sp->maps;
 }
 
+/*
+ * Whether fd, opened by m's path (not the mapping itself), is another
+ * file than the one mapped: replaced on disk since (an upgrade renames a
+ * new file over it).  Its symbols would name the wrong functions.
+ */
+static bool replaced(int fd, const struct pmap *m)
+{
+	struct stat st;
+
+	if (!m->ino || fstat(fd, &st))
+		return false;
+	if (st.st_ino == m->ino && st.st_dev == m->dev)
+		return false;
+	note_denied(&denied.changed, m->dev, m->ino, &denied.nchanged,
+		    denied.first_changed, sizeof(denied.first_changed), m->path);
+	return true;
+}
+
 int procmaps_open(uint32_t tgid, const struct pmap *m)
 {
 	char path[PATH_MAX];
-	bool refused;
+	bool refused, by_path;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
 		 "-%" PRIx64, tgid, m->start, m->end);
 	fd = ow_open_file(path);
 	refused = fd < 0 && is_denial(errno);
+	by_path = fd < 0;	/* not the mapping itself: it may be another */
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", tgid,
 			 m->path);
@@ -423,6 +453,11 @@ int procmaps_open(uint32_t tgid, const struct pmap *m)
 	if (fd < 0 && refused)	/* each way refused, or the file gone */
 		note_denied(&denied.files, m->dev, m->ino, &denied.nfiles,
 			    denied.file, sizeof(denied.file), m->path);
+	if (fd >= 0 && by_path && replaced(fd, m)) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
 	return fd;
 }
 
@@ -436,8 +471,12 @@ void procmaps_report_denied(void)
 		fprintf(stderr, OW_PROG ": warning: %zu files mapped by traced processes could not be opened (%s: %s): their frames have no function names (only the file's) and their stacks are walked by frame pointers%s\n",
 			denied.nfiles, denied.file, strerror(EACCES),
 			privs_files_hint());
+	if (denied.nchanged)
+		fprintf(stderr, OW_PROG ": warning: %zu files changed on disk since they were mapped (%s: another file is there now): their frames are named [FILE (changed)], not by the new file's symbols\n",
+			denied.nchanged, denied.first_changed);
 	htab_free(&denied.files);
 	htab_free(&denied.procs);
+	htab_free(&denied.changed);
 	memset(&denied, 0, sizeof(denied));
 }
 

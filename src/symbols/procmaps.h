@@ -49,10 +49,14 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
  * /proc/TGID/map_files while the process lives (deleted files, memfd
  * executables), then /proc/TGID/root/PATH (containers), then PATH (a
  * process that exited).  Regular files only (ow_open_file()); -1 if none.
+ * A file found by its path that is not the one mapped (another device or
+ * inode: replaced since) is not used: -1 with errno ESTALE, and
+ * procmaps_report_denied() names it.
  */
 int procmaps_open(uint32_t tgid, const struct pmap *m);
 /*
- * Warn about the maps and files we were refused (a capture without
+ * Warn about the maps and files we were refused, and the files changed on
+ * disk since they were mapped (a capture without
  * CAP_SYS_PTRACE and friends), naming the first and the capabilities that
  * would help; nothing when none was.  Call it once, at the end.
  */

@@ -9,7 +9,11 @@
  * next to the file, in its .debug/ directory or under /usr/lib/debug (a
  * debug file is used only when its build id, or without one the link's
  * CRC, is the file's), else its MiniDebugInfo (.gnu_debugdata), else,
- * for Go binaries, their pclntab (gopclntab.c).
+ * for Go binaries, their pclntab (gopclntab.c); else, with DEBUGINFOD_URLS
+ * set, the file is kept (never swept) and its names wait for the debug
+ * file from debuginfod (debuginfod.c), fetched by usyms_fetch() after the
+ * capture for the files whose frames were asked about (usyms_deferred()),
+ * with the same build-id check.
  * Files are opened through /proc/PID/map_files while the process lives
  * (deleted files, memfd executables), then /proc/PID/root/PATH (processes
  * in containers), then by their path (processes that have exited).
@@ -22,6 +26,7 @@
  * are demangled on first use.  A frame with no symbol can still be named
  * after its file (usyms_file_name()).
  */
+#include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -33,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "debuginfod.h"
 #include "demangle.h"
 #include "gopclntab.h"
 #include "common/htab.h"
@@ -64,6 +70,12 @@ struct efile {
 	size_t nsegs, segcap;
 	bool fixed;		/* an executable that is not a PIE */
 	unsigned idle;		/* sweeps since it was last used */
+	/* no symbols here: its names wait for debuginfod (usyms_fetch()) */
+	bool remote;		/* kept till the end (never swept) */
+	bool asked;		/* a frame of it is shown */
+	bool fetched;
+	unsigned char id[64];	/* its build id */
+	size_t idlen;
 };
 
 struct usyms {
@@ -72,6 +84,7 @@ struct usyms {
 	struct efile **files;	/* all files, for freeing */
 	size_t n, cap;
 	struct htab by_inode;	/* (dev, ino) -> file */
+	bool remote;		/* DEBUGINFOD_URLS names a server */
 };
 
 struct usyms *usyms_new(struct procmaps *pm)
@@ -81,6 +94,7 @@ struct usyms *usyms_new(struct procmaps *pm)
 	if (!u)
 		return NULL;
 	u->pm = pm;
+	u->remote = dbgfetch_enabled();
 	u->jit = perfmaps_new();
 	if (!u->jit || elf_version(EV_CURRENT) == EV_NONE) {
 		usyms_free(u);
@@ -225,11 +239,6 @@ static Elf *elf_of(int fd)
 	return elf;
 }
 
-static Elf *open_elf(const char *path, int *fd)
-{
-	return elf_of(*fd = ow_open_file(path));
-}
-
 /* The GNU build id of elf (*len bytes), or NULL. */
 static const void *build_id(Elf *elf, size_t *len)
 {
@@ -278,15 +287,14 @@ static bool crc_matches(int fd, uint32_t want)
 /* Symbols from the debug file at path if it is the one w describes; true
  * when it had any.  A debug file of another build is never used: its
  * addresses would name the wrong functions. */
-static bool try_debug(struct efile *e, const char *path, const struct want *w)
+static bool try_debug_fd(struct efile *e, int fd, const struct want *w)
 {
 	size_t before = e->n, len = 0;
 	const void *id;
 	bool ok;
 	Elf *elf;
-	int fd;
 
-	elf = open_elf(path, &fd);
+	elf = elf_of(fd);
 	if (!elf)
 		return false;
 	id = build_id(elf, &len);
@@ -299,6 +307,11 @@ static bool try_debug(struct efile *e, const char *path, const struct want *w)
 	elf_end(elf);
 	close(fd);
 	return e->n > before;
+}
+
+static bool try_debug(struct efile *e, const char *path, const struct want *w)
+{
+	return try_debug_fd(e, ow_open_file(path), w);
 }
 
 static bool debug_by_build_id(struct efile *e, const struct want *w)
@@ -389,16 +402,26 @@ static void add_go_fn(void *e, uint64_t addr, uint64_t size, const char *name)
 	add_sym(e, addr, size, name, 1);
 }
 
-/* Symbols from the debug files of elf, mapped from path: by build id,
- * by .gnu_debuglink, else its MiniDebugInfo, else (Go) its pclntab. */
-static void read_debug(struct efile *e, Elf *elf, const char *path)
+/*
+ * Symbols from the debug files of elf, mapped from path: by build id,
+ * by .gnu_debuglink, else its MiniDebugInfo, else (Go) its pclntab;
+ * else, with a build id and DEBUGINFOD_URLS set, the file's names wait
+ * for the debug file from the server, fetched after the capture.
+ */
+static void read_debug(struct efile *e, Elf *elf, const char *path,
+		       bool remote)
 {
 	struct want w = { 0 };
 
 	w.id = build_id(elf, &w.idlen);
-	if (!debug_by_build_id(e, &w) && !debug_by_link(e, elf, path, &w) &&
-	    !minidebuginfo(e, elf))
-		gopclntab_read(elf, add_go_fn, e);
+	if (debug_by_build_id(e, &w) || debug_by_link(e, elf, path, &w) ||
+	    minidebuginfo(e, elf) || gopclntab_read(elf, add_go_fn, e) > 0)
+		return;
+	if (w.idlen && w.idlen <= sizeof(e->id) && remote) {
+		e->remote = true;
+		e->idlen = w.idlen;
+		memcpy(e->id, w.id, w.idlen);
+	}
 }
 
 /* An executable that is not a PIE: mapped at one address in every process. */
@@ -418,8 +441,9 @@ static int cmp_esym(const void *a, const void *b)
 	return y->global - x->global;	/* globals first among aliases */
 }
 
-/* "[basename]" of a mapped file's path, without " (deleted)". */
-static char *file_label(const char *path)
+/* "[basename]" of a mapped file's path, without " (deleted)";
+ * "[basename (changed)]" for a file replaced on disk since it was mapped. */
+static char *file_label(const char *path, bool changed)
 {
 	const char *base = strrchr(path, '/');
 	size_t len;
@@ -429,12 +453,13 @@ static char *file_label(const char *path)
 	len = strlen(base);
 	if (len > 10 && !strcmp(base + len - 10, " (deleted)"))
 		len -= 10;
-	if (asprintf(&l, "[%.*s]", (int)len, base) < 0)
+	if (asprintf(&l, "[%.*s%s]", (int)len, base, changed ? " (changed)" : "") < 0)
 		return NULL;
 	return l;
 }
 
-static struct efile *load_file(uint32_t tgid, const struct pmap *m)
+static struct efile *load_file(uint32_t tgid, const struct pmap *m,
+			       bool remote)
 {
 	struct efile *e = calloc(1, sizeof(*e));
 	Elf *elf;
@@ -445,13 +470,14 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m)
 	e->dev = m->dev;
 	e->ino = m->ino;
 	e->path = strdup(m->path);
-	e->label = file_label(m->path);
-	elf = elf_of(fd = procmaps_open(tgid, m));
+	fd = procmaps_open(tgid, m);
+	e->label = file_label(m->path, fd < 0 && errno == ESTALE);
+	elf = elf_of(fd);
 	if (elf) {
 		e->fixed = is_fixed(elf);
 		read_segs(e, elf);
 		if (!read_syms(e, elf))
-			read_debug(e, elf, m->path);
+			read_debug(e, elf, m->path, remote);
 		elf_end(elf);
 		close(fd);
 	}
@@ -479,7 +505,7 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 	}
 	if (ow_grow(&u->files, &u->cap, u->n, sizeof(*u->files)) < 0)
 		return NULL;
-	e = load_file(tgid, m);
+	e = load_file(tgid, m, u->remote);
 	if (!e)
 		return NULL;
 	if (m->ino && htab_put(&u->by_inode, m->dev, m->ino, e) < 0) {
@@ -496,7 +522,7 @@ void usyms_sweep(struct usyms *u, unsigned max_idle)
 	for (size_t i = 0; i < u->n;) {
 		struct efile *e = u->files[i];
 
-		if (++e->idle <= max_idle) {
+		if (++e->idle <= max_idle || e->remote) {
 			i++;
 			continue;
 		}
@@ -531,16 +557,18 @@ static const char *lookup(struct efile *e, uint64_t vaddr)
 	return sym_name(e, s);
 }
 
-const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
+/* The file mapped at addr in tgid, and addr's ELF virtual address in it
+ * (*vaddr); NULL when none (or JIT code: *jit). */
+static struct efile *file_at(struct usyms *u, uint32_t tgid, uint64_t addr,
+			     uint64_t *vaddr, bool *jit)
 {
 	const struct pmap *m = procmaps_find(u->pm, tgid, addr);
 	struct efile *e;
 	uint64_t foff;
 
-	if (!m || !m->path[0] || !strncmp(m->path, "[anon", 5) ||
-	    !strncmp(m->path, "//anon", 6))
-		return perfmaps_name(u->jit, tgid, addr);
-	if (m->path[0] != '/')
+	*jit = !m || !m->path[0] || !strncmp(m->path, "[anon", 5) ||
+	       !strncmp(m->path, "//anon", 6);
+	if (*jit || m->path[0] != '/')
 		return NULL;		/* [vdso], [vsyscall] */
 	e = get_file(u, tgid, m);
 	if (!e)
@@ -549,10 +577,68 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 	for (size_t i = 0; i < e->nsegs; i++) {
 		struct seg *s = &e->segs[i];
 
-		if (foff >= s->off && foff < s->off + s->filesz)
-			return lookup(e, foff - s->off + s->vaddr);
+		if (foff >= s->off && foff < s->off + s->filesz) {
+			*vaddr = foff - s->off + s->vaddr;
+			return e;
+		}
 	}
 	return NULL;
+}
+
+const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	uint64_t vaddr;
+	bool jit;
+	struct efile *e = file_at(u, tgid, addr, &vaddr, &jit);
+
+	if (jit)
+		return perfmaps_name(u->jit, tgid, addr);
+	return e ? lookup(e, vaddr) : NULL;
+}
+
+bool usyms_deferred(struct usyms *u, uint32_t tgid, uint64_t addr,
+		    const void **file, uint64_t *vaddr)
+{
+	bool jit;
+	struct efile *e = u->remote ? file_at(u, tgid, addr, vaddr, &jit) : NULL;
+
+	if (!e || !e->remote)
+		return false;
+	e->asked = true;
+	*file = e;
+	return true;
+}
+
+void usyms_fetch(struct usyms *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		struct efile *e = u->files[i];
+		struct want w = { e->id, e->idlen, false, 0 };
+		char *path;
+		int fd;
+
+		if (!e->remote || !e->asked || e->fetched)
+			continue;
+		e->fetched = true;
+		fd = dbgfetch_file(e->id, e->idlen, &path);
+		if (try_debug_fd(e, fd, &w))
+			qsort(e->syms, e->n, sizeof(*e->syms), cmp_esym);
+		else if (fd >= 0)
+			dbgfetch_unused();	/* another build's: never used */
+		free(path);
+	}
+}
+
+const char *usyms_deferred_name(struct usyms *u, const void *file,
+				uint64_t vaddr)
+{
+	(void)u;
+	return lookup((struct efile *)file, vaddr);
+}
+
+const char *usyms_deferred_label(const void *file)
+{
+	return ((const struct efile *)file)->label;
 }
 
 const char *usyms_file_name(struct usyms *u, uint32_t tgid, uint64_t addr)

@@ -21,6 +21,21 @@ void usyms_free(struct usyms *u);
  */
 const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
 /*
+ * Whether addr in tgid is in a file whose names wait for its debug file
+ * from debuginfod (no symbols here, DEBUGINFOD_URLS set): then *file
+ * and *vaddr say where it is, for usyms_deferred_name() after
+ * usyms_fetch().  Such files are kept till usyms_free().
+ */
+bool usyms_deferred(struct usyms *u, uint32_t tgid, uint64_t addr,
+		    const void **file, uint64_t *vaddr);
+/* Fetch the debug files of the deferred files asked about (debuginfod.c:
+ * within its deadline); each is used only if its build id is the file's. */
+void usyms_fetch(struct usyms *u);
+/* The name at vaddr in a deferred file, or NULL; its "[basename]". */
+const char *usyms_deferred_name(struct usyms *u, const void *file,
+				uint64_t vaddr);
+const char *usyms_deferred_label(const void *file);
+/*
  * What names a frame without a symbol, as perf and stackcollapse-perf.pl
  * do: the mapping's file, "[libc.so.6]"; "[vdso]" and alike as the maps
  * name them, "[anon]" for anonymous memory; NULL when addr is in no

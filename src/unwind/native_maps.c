@@ -63,6 +63,7 @@ struct cfi_proc {
 	size_t nfiles;
 	double queued;		/* when queued, 0: not queued */
 	bool counted;		/* in st.procs_loaded */
+	bool forgotten;		/* cfi_forget() while update() ran on it */
 };
 
 struct range {
@@ -82,6 +83,7 @@ struct cfi {
 	size_t nqueue, queuecap;
 	size_t relearn;		/* round-robin position in procs */
 	uint32_t gen;		/* of the last umaps entry written */
+	struct cfi_proc *busy;	/* the one update() works on */
 	struct cfi_stats st;
 };
 
@@ -481,7 +483,9 @@ void cfi_forget(struct cfi *c, uint32_t tgid)
 {
 	struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
 
-	if (p)
+	if (p && p == c->busy)
+		p->forgotten = true;	/* dropped when update() is done */
+	else if (p)
 		drop_proc(c, p);	/* a queue entry of it is skipped */
 }
 
@@ -526,7 +530,13 @@ size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		if (!p || !p->queued)	/* gone (cfi_sweep()), or a stale
 					 * entry of a reused tgid */
 			continue;
+		c->busy = p;	/* between() may forget it meanwhile */
 		update(c, p, between, ctx);
+		c->busy = NULL;
+		if (p->forgotten) {
+			drop_proc(c, p);
+			continue;
+		}
 		lag = now_ms() - p->queued;
 		p->queued = 0;
 		c->st.lag_sum_ms += lag;

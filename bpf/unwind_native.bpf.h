@@ -263,6 +263,42 @@ static __always_inline int uw_step_fp(struct uw_walk *w)
 	return 0;
 }
 
+/*
+ * A realigned frame (gcc's DRAP): the CFA was saved below rbp (at rbp +
+ * 8 * r->rbp), rbp itself where rbp points; rbx, when saved, relative to
+ * rbp: lost.  A frame-pointer step would take rbp + 16 for the CFA, off
+ * by the alignment's padding, and add a wrong frame above.  1: the walk
+ * stops.
+ */
+static __always_inline int uw_step_drap(struct uw_walk *w,
+					const struct ow_urow *r)
+{
+	__u64 cfa, bp, ra;
+
+	if (bpf_probe_read_user(&cfa, sizeof(cfa),
+				(void *)(w->bp + 8 * (__s64)r->rbp)) ||
+	    bpf_probe_read_user(&bp, sizeof(bp), (void *)w->bp)) {
+		w->stop = OW_UW_STOP_READ;
+		return 1;
+	}
+	if (cfa <= w->sp || cfa - w->sp >= STACK_SPAN) {
+		w->stop = OW_UW_STOP_BAD;
+		return 1;
+	}
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+		w->stop = OW_UW_STOP_READ;
+		return 1;
+	}
+	if (r->rbx)
+		w->bx_ok = 0;
+	w->cfi = 1;
+	w->ip = ra;
+	w->bp = bp;
+	w->sp = w->low = cfa;
+	w->exact = 0;
+	return 0;
+}
+
 /* rbx of the frame being walked into w->bx; 1: the walk stops. */
 static __always_inline int uw_rbx(struct uw_walk *w)
 {
@@ -325,6 +361,8 @@ static int uw_step(__u32 i, void *ctx)
 			ce->row = *r;
 		}
 	}
+	if (r && r->cfa == OW_CFA_NONE && r->off == OW_DRAP_RULE)
+		return uw_step_drap(w, r);
 	if (!r || r->cfa == OW_CFA_NONE) {
 		if (r && r->off == OW_NONE_RULE)
 			w->unfollowed = 1;

@@ -45,6 +45,9 @@ enum ow_cfa {
 #define OW_RBX_LOST	31	/* ow_urow.rbx: its rule is not one we follow */
 #define OW_NONE_RULE	1	/* ow_urow.off of an OW_CFA_NONE row whose
 				 * CFI rule we do not follow */
+#define OW_DRAP_RULE	2	/* ow_urow.off of an OW_CFA_NONE row of a
+				 * realigned frame (DRAP): CFA = *(rbp + 8 *
+				 * rbp), rbp saved at rbp + 0 */
 
 /*
  * 8 bytes a row (the rows map holds --unwind-memory / 8 of them).  The

@@ -2,20 +2,24 @@
 # SPDX-License-Identifier: Apache-2.0
 # t_unwind_edges.sh - the unwinder's edge cases (issue 33): stacks whose
 # frames are right only when each part is right, checked on small
-# programs built -O2 -fomit-frame-pointer.
+# programs built -O2 -fomit-frame-pointer (tests/workloads/edges.c).
 #  - return addresses named at the call (addr - 1): a caller whose call
 #    is its last instruction (a noreturn callee) is named, not taken for
 #    the next function or [unknown].
+#  - a stack cut by the depth limit ends in [truncated] on its line.
+#  - lld's layout (executable segments at file offsets that are not
+#    page-aligned) gets its unwind table, as bfd's does.
+#  - hundreds of libraries in one process: libc and ld.so keep their
+#    tables; past the index's size, the libraries loaded last are left
+#    out, and the summary names one.
+#  - a realigned frame (DRAP: the CFA an expression) is walked through,
+#    not guessed by its frame pointer (a wrong frame above it).
 # Needs root and BPF (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 
-can_capture unwind_edges || exit 0
-if [ "$(uname -m)" != x86_64 ]; then
-	skip unwind_edges "the CFI unwinder is x86_64's"
-	exit 0
-fi
-CF=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
+can_unwind unwind_edges || exit 0
+CF=("${CF_NOFP[@]}")
 if ! { cc "${CF[@]}" -o "$TMPD/edges" "$WL/edges.c" &&
        cc -O2 -shared -fPIC -o "$TMPD/lib0.so" "$WL/edgelib.c"; } 2> "$TMPD/cc.err"; then
 	fail unwind_edges_build "$(head -c 300 "$TMPD/cc.err")"
@@ -103,3 +107,17 @@ for nlibs in 300 600; do
 		fail unwind_edges_many_libraries_$nlibs "status $st, $pct% of the blocked read time reaches _start; left-out library named: $named; $(tail -c 300 "$TMPD/many$nlibs.err")"
 	fi
 done
+
+# 5. A realigned frame: main;r1;r2 exactly (a frame-pointer step there
+# took rbp + 16 for the CFA and added a wrong frame: main;r1;r1;r2).
+"$TMPD/edges" drap 30 & DP=$!
+sleep 0.3
+"$OFFWAKE" -f -p $DP 2 > "$TMPD/drap" 2> /dev/null; st=$?
+kill $DP 2> /dev/null; wait $DP 2> /dev/null
+pct=$(awk '/;r2;block_forever;read;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;r1;r2;block_forever;read;/) k += $NF }
+	END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/drap")
+if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
+	pass "unwind_edges_realigned ($pct% of the blocked read time exactly main;r1;r2)"
+else
+	fail unwind_edges_realigned "status $st, $pct% exactly main;r1;r2: $(grep -o 'main;[^-]*block_forever' "$TMPD/drap" | sort | uniq -c | head -3)"
+fi

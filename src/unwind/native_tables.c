@@ -17,6 +17,10 @@
  *   the PLT expression     OW_CFA_PLT, off 10 or 11 (see plt_rule())
  *   return address undefined  OW_CFA_END (_start, a thread's start)
  *   signal frame ('S')     OW_CFA_SIGNAL, off SIGCTX_OFF (see below)
+ *   CFA = *(rbp + N)       OW_CFA_NONE, off OW_DRAP_RULE, rbp N / 8: a
+ *                          realigned frame (gcc's DRAP: -mstackrealign,
+ *                          alloca beside an over-aligned local), whose
+ *                          rbp is saved at rbp + 0
  *   anything else          OW_CFA_NONE, off OW_NONE_RULE (the walker
  *                          falls back to rbp, and counts it)
  *
@@ -476,7 +480,7 @@ static int plt_rule(const Dwarf_Op *o, size_t n)
 	return o[4].atom == DW_OP_lit11 ? 11 : o[4].atom == DW_OP_lit10 ? 10 : 0;
 }
 
-enum why { FOLLOWED, EXPR, OTHER };
+enum why { FOLLOWED, EXPR, OTHER, DRAP };
 
 /* The CFA rule into r: FOLLOWED, or why not. */
 static enum why cfa_rule(Dwarf_Frame *f, struct ow_urow *r)
@@ -488,6 +492,13 @@ static enum why cfa_rule(Dwarf_Frame *f, struct ow_urow *r)
 
 	if (dwarf_frame_cfa(f, &o, &n) || n == 0)
 		return OTHER;
+	if (n == 2 && o[0].atom == DW_OP_breg6 && o[1].atom == DW_OP_deref &&
+	    (int64_t)o[0].number % 8 == 0 && (int64_t)o[0].number / 8 >= INT8_MIN &&
+	    (int64_t)o[0].number / 8 <= INT8_MAX) {
+		r->off = OW_DRAP_RULE;	/* CFA = *(rbp + N) */
+		r->rbp = (int64_t)o[0].number / 8;
+		return DRAP;
+	}
 	if (n > 1) {
 		r->off = plt_rule(o, n);
 		r->cfa = OW_CFA_PLT;
@@ -556,6 +567,31 @@ static void rbx_rule(Dwarf_Frame *f, struct ow_urow *r)
 }
 
 /*
+ * A realigned frame's row (r has its CFA rule): kept when the return
+ * address is at CFA - 8 (ra: its rule, n ops; NULL: none) and rbp is
+ * saved where rbp points (libdw gives DW_CFA_expression as the CFA, then
+ * the expression: DW_OP_call_frame_cfa; DW_OP_breg6 0); rbx saved there
+ * too is rbp-relative: lost.  Else an expression we do not follow.
+ */
+static void drap_rule(Dwarf_Frame *f, struct ow_urow *r, const Dwarf_Op *ra,
+		      size_t n, struct uw_table *t)
+{
+	Dwarf_Op mem[3], *o;
+	int64_t off;
+
+	if (!ra || !cfa_offset(ra, n, &off) || off != -8 ||
+	    dwarf_frame_register(f, REG_RBP, mem, &o, &n) || n != 2 ||
+	    o[0].atom != DW_OP_call_frame_cfa || o[1].atom != DW_OP_breg6 ||
+	    o[1].number != 0) {
+		*r = (struct ow_urow){ .cfa = OW_CFA_NONE, .off = OW_NONE_RULE };
+		t->nexpr++;
+		return;
+	}
+	r->rbx = dwarf_frame_register(f, REG_RBX, mem, &o, &n) || n ?
+		 OW_RBX_LOST : 0;
+}
+
+/*
  * One row of libdw's into r.  The return address: undefined makes the
  * outermost frame (END); otherwise it must be saved at CFA - 8.
  */
@@ -581,6 +617,8 @@ static void row_rule(Dwarf_Frame *f, bool signalp, struct ow_urow *r,
 		return;
 	}
 	why = cfa_rule(f, r);
+	if (why == DRAP)
+		return drap_rule(f, r, ra ? NULL : o, n, t);
 	if (why == FOLLOWED && (ra || !cfa_offset(o, n, &off) || off != -8 ||
 				!rbp_rule(f, r)))
 		why = OTHER;

@@ -13,11 +13,16 @@
  *   main blocks DEPTH calls of deep() deep (build it
  *   -fno-optimize-sibling-calls): past the unwinder's depth limit
  *   (OW_MAX_STACK_DEPTH, 127), the cut must show.
+ * usage: edges drap SECONDS
+ *   main -> r1 -> r2 -> block_forever, where r2 realigns its stack the
+ *   way gcc does for an over-aligned local beside alloca() (DRAP: its
+ *   CFA is an expression, *(rbp - 8)): r1 must not be doubled or lost.
  * usage: edges libs DIR SECONDS
  *   dlopen() every DIR/lib*.so first (hundreds: more executable mappings
  *   than one process's table index held), then as noreturn: libc's and
  *   ld.so's frames must keep their tables.
  */
+#include <alloca.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -88,11 +93,30 @@ static int open_libs(const char *dir)
 	return n ? 0 : -1;
 }
 
+__attribute__((noinline)) int r2(int n)
+{
+	char aligned[64] __attribute__((aligned(64)));
+	char *v = alloca(n + 16);
+
+	memset(aligned, n, sizeof(aligned));
+	memset(v, n, n + 16);
+	__asm__ volatile("" : : "r"(aligned), "r"(v) : "memory");
+	if (aligned[3] + v[2] >= 0)
+		block_forever();
+	return aligned[5];
+}
+
+__attribute__((noinline)) int r1(int n)
+{
+	return r2(n) + 1;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t, f;
 	int deep_mode = argc == 4 && !strcmp(argv[1], "deep");
 	int libs_mode = argc == 4 && !strcmp(argv[1], "libs");
+	int drap_mode = argc == 3 && !strcmp(argv[1], "drap");
 
 	if ((argc != 3 && !deep_mode && !libs_mode) ||
 	    (libs_mode && open_libs(argv[2])) || pipe(fds) ||
@@ -102,5 +126,7 @@ int main(int argc, char **argv)
 	alarm(atoi(argv[argc - 1]));	/* SIGALRM ends the process */
 	if (deep_mode)
 		_exit(deep(atoi(argv[2])));
+	if (drap_mode)
+		_exit(r1(argc));
 	serve();
 }

@@ -117,6 +117,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
+	  $(OUT)/tests/t_gopclntab \
 	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/usymname
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
@@ -152,6 +153,12 @@ $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(LDFLAGS) $(CAP_WRAP) $< -o $@ \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -ldebuginfod -lelf -lz -llzma -liberty \
 		$(LDLIBS_RENDER) -ldl
+
+# Go function tables of each layout made in memory (src/symbols/gopclntab.c).
+$(OUT)/tests/t_gopclntab: tests/unit_src/t_gopclntab.c tests/unit_src/check.h \
+		$(OUT)/src/symbols/gopclntab.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< $(OUT)/src/symbols/gopclntab.o -o $@ -lelf
 
 # User-space names of a live process's addresses, without BPF (tests/t_names.sh).
 $(OUT)/tests_src/usymname: tests/tools/usymname.c $(OUT)/tests_src/libcapunits.a

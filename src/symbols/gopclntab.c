@@ -14,6 +14,7 @@
  *   0xfffffff0   1.18-19   nfunc, nfiles, textStart, then as above;
  *   0xfffffff1   1.20+     functab {entryoff, funcoff} as uint32 from
  *                          textStart, _func starts with entryoff (uint32)
+ *                          (both: 1.20 changed only the magic)
  *
  * The table is .gopclntab, .data.rel.ro.gopclntab in PIEs, else (no
  * section headers) searched for.  Everything is bounds-checked: the file is the traced user's.
@@ -89,10 +90,12 @@ static size_t read_table(const struct pcln *t, uint64_t text, gopcln_fn *fn,
 	for (uint64_t i = 0; i < nfunc; i++) {
 		uint64_t e = pcln + i * 2 * ent;
 		uint64_t addr = get(t, e, ent), next = get(t, e + 2 * ent, ent);
-		uint64_t func = pcln + get(t, e + ent, ent), nameoff;
+		uint64_t func = get(t, e + ent, ent), nameoff;
 		const char *name;
 
-		if (!in(t, func, ent + 4))
+		/* from pcln, within the table (a funcoff near 2^64 would
+		 * wrap round to the header) */
+		if (func > t->size - pcln || !in(t, func += pcln, ent + 4))
 			continue;
 		nameoff = get(t, func + ent, 4);
 		if (names + nameoff >= t->size)

@@ -129,6 +129,19 @@ cmp -s "$TMPD/d.svg" "$TMPD/r.svg" && pass "diff = diff -f | render" || fail "di
 [ $st -eq 1 ] && grep -q "no counts to scale" "$TMPD/err" && pass "-n with an empty BEFORE: 1" ||
 	fail "-n with an empty BEFORE: 1" "status $st"
 "$OFFWAKE" diff --help | grep -q "^Usage: offwake-svg diff" && pass "--help" || fail "--help" "no usage"
+# -o FILE, as render, capture and convert: the SVG or the -f text that
+# standard output gets, written atomically; a failed diff leaves FILE alone
+ok=1
+"$OFFWAKE" diff "$TMPD/before" "$TMPD/after" > "$TMPD/o.want" 2> /dev/null
+"$OFFWAKE" diff -o "$TMPD/o.svg" "$TMPD/before" "$TMPD/after" > "$TMPD/o.out" 2> /dev/null &&
+	cmp -s "$TMPD/o.want" "$TMPD/o.svg" && [ ! -s "$TMPD/o.out" ] || ok=0
+"$OFFWAKE" diff -f --output="$TMPD/o.folded" "$TMPD/before" "$TMPD/after" > "$TMPD/o.out" 2> /dev/null &&
+	[ "$(cat "$TMPD/o.folded")" = "$("$OFFWAKE" diff -f "$TMPD/before" "$TMPD/after")" ] &&
+	[ ! -s "$TMPD/o.out" ] || ok=0
+echo keep > "$TMPD/o2.svg"
+"$OFFWAKE" diff -o "$TMPD/o2.svg" "$TMPD/nosuch" "$TMPD/after" 2> /dev/null && ok=0
+[ "$(cat "$TMPD/o2.svg")" = keep ] || ok=0
+[ $ok -eq 1 ] && pass "-o FILE" || fail "-o FILE" "output differs from standard output's"
 
 # ---- difffolded.pl --------------------------------------------------------
 if [ -f "$DFPL" ] && command -v perl > /dev/null; then

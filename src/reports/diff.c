@@ -5,12 +5,14 @@
  * profile with its BEFORE and AFTER counts (0 when absent), in the AFTER
  * profile's order, then rendered in memory by the render/ library (widths
  * from AFTER, colours from the change) or printed as two-column folded text
- * with -f.  A profile is a folded file or a flame graph SVG (read back with
- * unfold.c); the folded grammar is the library's own.
+ * with -f, to standard output or -o FILE (report_out.h).  A profile is a
+ * folded file or a flame graph SVG (read back with unfold.c); the folded
+ * grammar is the library's own.
  */
 #include "diff.h"
 #include "fg.h"
 #include "profile_load.h"
+#include "report_out.h"
 #include "common/htab.h"
 #include "common/util.h"
 #include "base/errmsg.h"
@@ -186,7 +188,7 @@ static void diff_usage(FILE *f)
 "  -h, --help        this text\n"
 "\n"
 "Every option of \"offwake-svg render\" applies to the SVG (see its --help);\n"
-"-n, -s, -f and -h are taken by diff, so write --title=-n for such a value.\n"
+"-n, -s, -f, -o and -h are taken by diff, so write --title=-n for such a value.\n"
 "A stack missing from a profile counts 0 there.  To see what disappeared,\n"
 "swap the profiles and negate:  offwake-svg diff --negate AFTER BEFORE\n"
 "Exit status: 0 ok, 1 unreadable input, 2 no stack counts (an error SVG is\n"
@@ -225,7 +227,7 @@ static void take_opts(int *argc, char **argv, struct diff_opts *d)
 	*argc = n;
 }
 
-static int emit(struct table *t, int folded, struct fg_stacks *out)
+static int emit(struct table *t, FILE *folded, struct fg_stacks *out)
 {
 	char c1[400], c2[400];
 
@@ -240,7 +242,7 @@ static int emit(struct table *t, int folded, struct fg_stacks *out)
 		if (put(t, key, klen) || put(t, " ", 1) || put(t, c1, strlen(c1)) ||
 		    put(t, " ", 1) || put(t, c2, strlen(c2)) || put(t, "\n", 1))
 			return -1;
-		if (folded ? fwrite(t->buf, 1, t->len, stdout) != t->len :
+		if (folded ? fwrite(t->buf, 1, t->len, folded) != t->len :
 			     fg_stacks_add_line(out, t->buf, t->len - 1) < 0)
 			return -1;
 	}
@@ -253,8 +255,12 @@ int diff_main(int argc, char **argv)
 	struct fg_options o;
 	struct fg_stacks *prof[2] = { NULL, NULL }, *out = NULL;
 	struct table t = { 0 };
-	int nfiles, ret;
+	struct report_out ro = { 0 };
+	const char *out_name;
+	int nfiles, ret, opened = 0;
 
+	if (report_take_output(&argc, argv, "diff", &out_name))
+		return FG_EXIT_USAGE;
 	take_opts(&argc, argv, &d);
 	if (d.help) {
 		diff_usage(stdout);
@@ -299,7 +305,10 @@ int diff_main(int argc, char **argv)
 	}
 
 	fg_stacks_set_reverse(out, o.reverse);
-	if (emit(&t, d.folded, out)) {
+	if (report_out_open(&ro, "diff", out_name))
+		goto out;
+	opened = 1;
+	if (emit(&t, d.folded ? ro.f : NULL, out)) {
 		if (!d.folded)
 			goto nomem;
 		if (errno != EPIPE)
@@ -307,12 +316,10 @@ int diff_main(int argc, char **argv)
 		goto out;
 	}
 	if (d.folded) {
-		ret = fflush(stdout) ? 1 : 0;
-		if (ret && errno != EPIPE)
-			ow_err("diff: writing the stacks: %s", strerror(errno));
+		ret = 0;
 		goto out;
 	}
-	ret = fg_render(&o, out, stdout);
+	ret = fg_render(&o, out, ro.f);
 	if (ret < 0) {
 		if (errno != EPIPE)
 			ow_err("diff: %s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
@@ -324,6 +331,9 @@ nomem:
 	ow_err("diff: out of memory");
 	ret = 1;
 out:
+	/* status 2: the error SVG is written, and kept, as on standard output */
+	if (opened && report_out_close(&ro, ret == FG_EXIT_OK || ret == FG_EXIT_EMPTY))
+		ret = 1;
 	fg_stacks_free(prof[0]);
 	fg_stacks_free(prof[1]);
 	fg_stacks_free(out);

@@ -13,6 +13,7 @@
 #include "common/htab.h"
 #include "fg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libxml/parser.h>
@@ -266,11 +267,37 @@ static void on_error(void *ctx, xmlErrorPtr e)
 		uf_fail(u, (unsigned long)(e->line > 0 ? e->line : 0), "%.*s", len, msg);
 }
 
+/* Why a file starting with head is no SVG (nor any XML), or NULL: it may
+ * be one.  Folded text is named as such: it needs no unfolding. */
+static const char *not_svg(const char *head, size_t len)
+{
+	const char *eol = memchr(head, '\n', len);
+	size_t nl = eol ? (size_t)(eol - head) : len, k = 0;
+
+	if (unfold_is_svg(head, len))
+		return NULL;
+	while (k < len && strchr(" \t\r\n", head[k]) && head[k])
+		k++;
+	if (k < len && head[k] == '<')
+		return NULL;	/* a comment or DOCTYPE first: libxml2 decides */
+	if (!len)
+		return "an empty file, not an SVG";
+	while (nl && head[nl - 1] == '\r')
+		nl--;
+	k = nl;
+	while (k && (isdigit((unsigned char)head[k - 1]) || head[k - 1] == '.'))
+		k--;
+	if (k && k < nl && head[k - 1] == ' ' && memchr(head, ';', k))
+		return "not an SVG but folded stacks, which need no unfolding";
+	return "not an SVG (a flame graph SVG starts with \"<?xml\" or \"<svg\")";
+}
+
 static void parse(struct uf *u, FILE *f, const char *file)
 {
 	static char buf[1 << 16];
 	xmlSAXHandler sax;
-	size_t got;
+	size_t got, total = 0;
+	const char *why;
 
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;
@@ -288,10 +315,17 @@ static void parse(struct uf *u, FILE *f, const char *file)
 	}
 	/* no network, no DTD loading, no entity substitution, default size limits */
 	xmlCtxtUseOptions(u->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	while (!u->err[0] && (got = fread(buf, 1, sizeof(buf), f)) > 0)
-		xmlParseChunk(u->ctxt, buf, (int)got, 0);
+	while (!u->err[0] && (got = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (!total && (why = not_svg(buf, got)))
+			uf_fail(u, 0, "%s", why);
+		else
+			xmlParseChunk(u->ctxt, buf, (int)got, 0);
+		total += got;
+	}
 	if (!u->err[0] && ferror(f))
 		uf_fail(u, 0, "%s", strerror(errno ? errno : EIO));
+	if (!u->err[0] && !total)
+		uf_fail(u, 0, "%s", not_svg(buf, 0));
 	if (!u->err[0])
 		xmlParseChunk(u->ctxt, NULL, 0, 1);
 	if (!u->err[0] && !u->ctxt->wellFormed)

@@ -691,6 +691,15 @@ static int render(struct ctx *c)
 	}
 	c->timemax_d = pnum_d(c->timemax);
 	c->timemax_f = pnum_mul(c->timemax, c->factor);
+	/* the tooltips' counts and percentages: a total that the factor makes
+	 * infinite or 0 would print inf or nan (flamegraph.pl divides by 0) */
+	if (!isfinite(pnum_d(c->timemax_f)) || pnum_is_zero(c->timemax_f)) {
+		pnum_fmt(c->timemax, tbuf, sizeof(tbuf));
+		fprintf(stderr, "offwake-svg: --factor %s: the total (%s) times the factor is %s\n",
+			o->factor, tbuf, pnum_is_zero(c->timemax_f) ? "0: no percentage can be shown" :
+			"not a finite number");
+		return FG_EXIT_USAGE;
+	}
 	c->wpt = pnum_d(pnum_div(pnum_iv(o->width - 2 * XPAD), c->timemax));
 	double mwf, mwt;
 	int pct;

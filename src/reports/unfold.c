@@ -357,6 +357,22 @@ static int parse_count(const char *s, size_t len, uint64_t *out)
 	return digits ? 0 : -1;
 }
 
+/*
+ * A tooltip's count ("1,234") of frame f: -1 without digits; above 2^64 - 1
+ * it is the exact fg:w when f has one (render prints counts as doubles, as
+ * flamegraph.pl does: 2^64 - 1 reads "18,446,744,073,709,551,616"), else -2.
+ */
+static int title_count(const struct frame *f, const char *s, size_t len, uint64_t *out)
+{
+	int r = parse_count(s, len, out);
+
+	if (r == -2 && (f->fmask & 2)) {
+		*out = f->fw;
+		return 0;
+	}
+	return r;
+}
+
 /* The root's title "all (N UNIT, 100%)" (the literal 100%: other frames
  * print two decimals); sets the unit. */
 static int is_root(struct uf *u, struct frame *f)
@@ -369,7 +385,7 @@ static int is_root(struct uf *u, struct frame *f)
 		return 0;
 	const char *p = f->title + lpre, *end = f->title + f->len - lpost;
 	const char *sp = memchr(p, ' ', end - p);
-	int r = sp ? parse_count(p, sp - p, &f->count) : -1;
+	int r = sp ? title_count(f, p, sp - p, &f->count) : -1;
 	if (r == -2)	/* all frames' counts fit when the root's does */
 		uf_fail(u, f->line, "a total of %.*s: counts above 18,446,744,073,709,551,615 "
 			"(2^64 - 1) cannot be unfolded", (int)(sp - p), p);
@@ -396,7 +412,7 @@ static int split_title(struct uf *u, struct frame *f)
 		const char *unit = p + k + 1;
 		if (!k || p + k >= end || p[k] != ' ' || (size_t)(end - unit) < u->ulen + 3 ||
 		    memcmp(unit, u->unit, u->ulen) || memcmp(unit + u->ulen, ", ", 2) ||
-		    end[-1] != '%' || parse_count(p, k, &f->count))
+		    end[-1] != '%' || title_count(f, p, k, &f->count))
 			continue;
 		t[q] = 0;
 		f->len = q;

@@ -706,7 +706,7 @@ static int render(struct ctx *c)
 	minwidth_value(o->minwidth, &mwf, &pct);
 	mwt = pct ? c->timemax_d * mwf / 100 : mwf / c->wpt;
 
-	if (fg_flow_build(c->s, o->flamechart, c->chain, mwt, f))
+	if (fg_flow_build(c->s, o->flamechart, c->chain, o->delta_inclusive, mwt, f))
 		return -1;
 	c->f_dash = fg_frame_lookup(c->s, "-", 1);
 	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);

@@ -149,7 +149,7 @@ int convert_main(int argc, char **argv)
 		return OW_EXIT_FAIL;
 	}
 	for (int i = first; i < argc || (i == first && first == argc); i++)
-		if (profile_load(s, CMD, i < argc ? argv[i] : "-")) {
+		if (profile_load(s, CMD, i < argc ? argv[i] : "-", NULL, 0)) {
 			fg_stacks_free(s);
 			return OW_EXIT_FAIL;
 		}

@@ -930,12 +930,20 @@ static int emit(struct uf *u, unfold_fn fn, void *ctx)
 
 int unfold_read(FILE *f, const char *cmd, const char *file, unfold_fn fn, void *ctx)
 {
+	return unfold_read_unit(f, cmd, file, fn, ctx, NULL, 0);
+}
+
+int unfold_read_unit(FILE *f, const char *cmd, const char *file, unfold_fn fn, void *ctx,
+		     char *unit, size_t unitlen)
+{
 	struct uf u = { .cmd = cmd, .file = file };
 	int ret = -1;
 
 	parse(&u, f, file);
 	if (!u.err[0] && !build(&u))
 		ret = emit(&u, fn, ctx);
+	if (!ret && unit && unitlen)
+		snprintf(unit, unitlen, "%.*s", (int)u.ulen, u.unit);
 	if (u.err[0])
 		ow_err("%s: %s: %s", cmd, file, u.err);
 	for (size_t i = 0; i < u.n; i++)

@@ -18,11 +18,13 @@
  * "" when the value is missing. */
 static const char *output_arg(int argc, char **argv, int *i)
 {
-	const char *a = argv[*i], *lname = a + 1 + (a[1] == '-');
-	size_t len = strcspn(lname, "=");
+	const char *a = argv[*i], *lname;
+	size_t len;
 
-	if (a[0] != '-')
+	if (a[0] != '-' || !a[1])
 		return NULL;
+	lname = a + 1 + (a[1] == '-');
+	len = strcspn(lname, "=");
 	if ((len == 6 && !strncmp(lname, "output", 6)) || !strcmp(a, "-o")) {
 		if (lname[len])
 			return lname + len + 1;
@@ -37,12 +39,13 @@ int report_take_output(int *argc, char **argv, const char *cmd, const char **nam
 
 	*name = NULL;
 	for (i = 1; i < *argc; i++) {
-		const char *a = argv[i], *lname = a + 1 + (a[1] == '-'), *v;
+		const char *a = argv[i], *lname = a[0] == '-' && a[1] ? a + 1 + (a[1] == '-') : "";
 		size_t len = strcspn(lname, "=");
+		const char *v;
 
 		if (!strcmp(a, "--"))
 			break;
-		if (a[0] == '-' && a[1] && !lname[len] && fg_option_arity(lname, len) == 1) {
+		if (*lname && !lname[len] && fg_option_arity(lname, len) == 1) {
 			argv[n++] = argv[i];	/* a render option and its value */
 			if (i + 1 < *argc)
 				argv[n++] = argv[++i];

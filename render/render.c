@@ -396,7 +396,7 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 	double x1 = XPAD + pnum_d(start) * c->wpt;
 	double x2 = XPAD + pnum_d(end) * c->wpt;
 	double y1, y2;
-	char samples[64], fillbuf[48];
+	char samples[400], fillbuf[48];
 
 	if (!o->inverted) {
 		y1 = c->imageheight - c->ypad2 - (nd->depth + 1.0) * o->height + 1;

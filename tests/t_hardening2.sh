@@ -167,6 +167,14 @@ for a in --total=1e300 --factor=1e300 --fontsize=100000 --fontwidth=1000 --total
 	fi
 done
 [ -z "$bad" ] && pass 12_numbers_in_range_drawn || fail 12_numbers_in_range_drawn "$bad"
+# a count of 301 digits (3 x 1e300) is printed whole, and its share read
+# from it: 100.00%, not the share of its first 63 digits (0.00%)
+"$OFFWAKE" render --factor=1e300 num.folded 2> /dev/null | grep -o '<title>main ([0-9,]* samples, [0-9.]*%)' > num.t
+if grep -qE '^<title>main \(5(,[0-9]{3}){100} samples, 100\.00%\)$' num.t; then
+	pass 12_factor_huge_counts_whole
+else
+	fail 12_factor_huge_counts_whole "$(head -c 200 num.t)"
+fi
 
 # ---- 13: diff prints counts as plain decimals ---------------------------
 printf 'a;b 0.00001\na;c 18000000000000000000\na;c 1\n' > before.folded

@@ -64,6 +64,11 @@ struct fg_options {
 					 * grey; our improvement; 0 = as
 					 * flamegraph.pl) */
 	int quiet;		/* 0: warnings on stderr */
+	int delta_inclusive;	/* 0: a two-count line's change goes to its
+				 * leaf frame only (flamegraph.pl); 1 ("diff"):
+				 * every frame's change is that of its whole
+				 * width, the changes of the lines under it
+				 * summed, for its colour and its tooltip */
 	const char *empty_text;	/* NULL: with no stack counts, the error SVG
 				 * says flamegraph.pl's "ERROR: No valid input
 				 * provided to flamegraph.pl." and stderr "ERROR:

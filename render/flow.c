@@ -6,6 +6,9 @@
  * with the previous line stay open, the others are closed (becoming nodes
  * keyed by name, depth and end time) and opened.  Nodes with the same
  * name, depth and end string collapse into one, the later start winning.
+ * A two-count line's delta (second count minus first) goes to the leaf it
+ * opens, as flamegraph.pl gives it; for "diff" (inclusive) every open
+ * frame adds it, so that a frame's delta is the change of its width.
  */
 #include "flow.h"
 #include "par.h"
@@ -62,12 +65,15 @@ struct opening {
 	struct pnum start;
 	struct pnum delta;
 	int has_delta;
+	struct pnum incl;	/* inclusive: the deltas of the lines through
+				 * its still open frames, summed */
 };
 
 struct state {
 	struct fg_stacks *s;
 	struct fg_flow *out;
 	int chain;
+	int inclusive;		/* deltas summed through every frame */
 	double mwt;		/* minwidth in count units */
 	uint32_t dashdash;
 	struct ids prev, cur;
@@ -184,7 +190,13 @@ static int close_frame(struct state *st, uint32_t frame, uint32_t depth, const s
 {
 	struct fg_flow *o = st->out;
 	int has_delta = of->has_delta;
-	struct pnum delta = depth == of->leaf ? of->delta : pnum_iv(0);
+	struct pnum delta = st->inclusive ? of->incl : depth == of->leaf ? of->delta : pnum_iv(0);
+
+	if (st->inclusive && has_delta && w >= st->mwt) {	/* the colour scale */
+		struct pnum ad = pnum_cmp(delta, pnum_iv(0)) < 0 ? pnum_sub(pnum_iv(0), delta) : delta;
+		if (pnum_cmp(ad, o->maxdelta) > 0)
+			o->maxdelta = ad;
+	}
 
 	if (st->gflows > 1) {
 		/* a node with the same name, depth and end string: Perl keeps
@@ -250,7 +262,7 @@ static int flow(struct state *st, const struct pnum *d, size_t same)
 			st->nopen--;
 		if (b->n > same) {
 			struct opening r = { (uint32_t)same, (uint32_t)(b->n - 1), pnum_d(st->t),
-					     st->t, d ? *d : pnum_iv(0), d != NULL };
+					     st->t, d ? *d : pnum_iv(0), d != NULL, pnum_iv(0) };
 			if (push_opening(st, &r))
 				return -1;
 		}
@@ -354,7 +366,7 @@ static int on_line(void *ctx, const struct fg_line *l)
 		width = fg_textcount_pnum(l->info->c2);
 		delta = pnum_sub(width, c1);
 		struct pnum ad = pnum_cmp(delta, pnum_iv(0)) < 0 ? pnum_sub(pnum_iv(0), delta) : delta;
-		if (pnum_cmp(ad, st->out->maxdelta) > 0)
+		if (!st->inclusive && pnum_cmp(ad, st->out->maxdelta) > 0)
 			st->out->maxdelta = ad;
 		d = &delta;
 	}
@@ -368,6 +380,11 @@ static int on_line(void *ctx, const struct fg_line *l)
 		same = cur->n;
 	if (flow(st, d, same))
 		return -1;
+	if (d && st->inclusive) {	/* every frame of the line spans it */
+		struct pnum dm = l->mult == 1 ? *d : pnum_mul(*d, pnum_iv(l->mult));
+		for (size_t i = 0; i < st->nopen; i++)
+			st->open[i].incl = pnum_add(st->open[i].incl, dm);
+	}
 	/* identical lines: T += width once per line, exactly as Perl adds */
 	if (!width.is_nv && !st->t.is_nv &&
 	    (width.iv == 0 || (__int128)l->mult <= ((__int128)UINT64_MAX - st->t.iv) / width.iv)) {
@@ -398,13 +415,14 @@ int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total)
 size_t fg_flow_parallel_min = 50000;
 
 static int state_init(struct state *st, struct fg_stacks *s, struct fg_flow *out, int chain,
-		      double mwt, uint32_t dashdash, struct pnum t0)
+		      int inclusive, double mwt, uint32_t dashdash, struct pnum t0)
 {
 	memset(st, 0, sizeof(*st));
 	memset(out, 0, sizeof(*out));
 	st->s = s;
 	st->out = out;
 	st->chain = chain;
+	st->inclusive = inclusive;
 	st->mwt = mwt;
 	st->dashdash = dashdash;
 	st->t = t0;
@@ -469,14 +487,14 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 			uint32_t dashdash, struct fg_flow *out)
 {
 	struct half h[2];
-	struct opening root = { 0, 0, 0, pnum_iv(0), pnum_iv(0), 0 };
+	struct opening root = { 0, 0, 0, pnum_iv(0), pnum_iv(0), 0, pnum_iv(0) };
 	int ret = -1;
 
 	if (chain && intern_wakers(s))
 		return -1;
 	/* both made (|, not ||), so both can be freed */
-	if (state_init(&h[0].st, s, &h[0].out, chain, mwt, dashdash, pnum_iv(0)) |
-	    state_init(&h[1].st, s, &h[1].out, chain, mwt, dashdash, pnum_iv(before)))
+	if (state_init(&h[0].st, s, &h[0].out, chain, 0, mwt, dashdash, pnum_iv(0)) |
+	    state_init(&h[1].st, s, &h[1].out, chain, 0, mwt, dashdash, pnum_iv(before)))
 		goto out;
 	h[0].lo = 0;
 	h[0].hi = k;
@@ -490,6 +508,8 @@ static int build_halves(struct fg_stacks *s, size_t k, uint64_t before, int chai
 		goto out;
 	}
 	struct fg_flow *a = &h[0].out, *b = &h[1].out;
+	if (pnum_cmp(b->maxdelta, a->maxdelta) > 0)
+		a->maxdelta = b->maxdelta;
 	if (vec_reserve((void **)&a->nodes, &a->cap, a->n + b->n, sizeof(*a->nodes)))
 		goto out;
 	memcpy(a->nodes + a->n, b->nodes, b->n * sizeof(*b->nodes));
@@ -506,8 +526,8 @@ out:
 	return ret;
 }
 
-int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
-		  struct fg_flow *out)
+int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, int inclusive,
+		  double minwidth_time, struct fg_flow *out)
 {
 	/* the chain rewrite's divider ("--" joins the parts it splits) */
 	uint32_t dashdash = chain ? fg_frame_intern(s, "--", 2) : FG_NONE;
@@ -518,10 +538,11 @@ int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidt
 
 	if (chain && dashdash == FG_NONE)
 		return -1;
-	if (!flamechart && fg_stacks_lines(s) >= fg_flow_parallel_min &&
+	/* (inclusive deltas run through the root: one walk) */
+	if (!flamechart && !inclusive && fg_stacks_lines(s) >= fg_flow_parallel_min &&
 	    (k = fg_stacks_split(s, &before)))
 		return build_halves(s, k, before, chain, minwidth_time, dashdash, out);
-	ret = state_init(&st, s, out, chain, minwidth_time, dashdash, pnum_iv(0));
+	ret = state_init(&st, s, out, chain, inclusive, minwidth_time, dashdash, pnum_iv(0));
 	if (!ret)
 		ret = fg_stacks_walk(s, !flamechart, 0, on_line, &st);
 	if (!ret)

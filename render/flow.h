@@ -49,12 +49,15 @@ int fg_flow_total(struct fg_stacks *s, int flamechart, struct pnum *total);
 
 /*
  * Merge the stack set's lines (sorted, or input order for flamechart).
- * chain: apply the chain palette rewrite of waker frames.  Nodes narrower
- * than minwidth_time (count units) are pruned as they close, so only the
- * nodes that will be drawn are kept.  Returns 0, or -1 on allocation failure.
+ * chain: apply the chain palette rewrite of waker frames.  inclusive: a
+ * frame's delta is the sum of the deltas of the lines it spans (else,
+ * as flamegraph.pl, the line's delta goes to the leaf it opens).  Nodes
+ * narrower than minwidth_time (count units) are pruned as they close, so
+ * only the nodes that will be drawn are kept.  Returns 0, or -1 on
+ * allocation failure.
  */
-int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, double minwidth_time,
-		  struct fg_flow *out);
+int fg_flow_build(struct fg_stacks *s, int flamechart, int chain, int inclusive,
+		  double minwidth_time, struct fg_flow *out);
 /* From this many lines (default 50000) a sorted merge is done in two
  * halves on two threads when the lines allow it (fg_stacks_split()). */
 extern size_t fg_flow_parallel_min;

@@ -396,7 +396,7 @@ static void write_frame(struct ctx *c, struct outbuf *ob, const struct fg_node *
 	double x1 = XPAD + pnum_d(start) * c->wpt;
 	double x2 = XPAD + pnum_d(end) * c->wpt;
 	double y1, y2;
-	char samples[64], fillbuf[48];
+	char samples[400], fillbuf[48];
 
 	if (!o->inverted) {
 		y1 = c->imageheight - c->ypad2 - (nd->depth + 1.0) * o->height + 1;
@@ -691,13 +691,22 @@ static int render(struct ctx *c)
 	}
 	c->timemax_d = pnum_d(c->timemax);
 	c->timemax_f = pnum_mul(c->timemax, c->factor);
+	/* the tooltips' counts and percentages: a total that the factor makes
+	 * infinite or 0 would print inf or nan (flamegraph.pl divides by 0) */
+	if (!isfinite(pnum_d(c->timemax_f)) || pnum_is_zero(c->timemax_f)) {
+		pnum_fmt(c->timemax, tbuf, sizeof(tbuf));
+		fprintf(stderr, "offwake-svg: --factor %s: the total (%s) times the factor is %s\n",
+			o->factor, tbuf, pnum_is_zero(c->timemax_f) ? "0: no percentage can be shown" :
+			"not a finite number");
+		return FG_EXIT_USAGE;
+	}
 	c->wpt = pnum_d(pnum_div(pnum_iv(o->width - 2 * XPAD), c->timemax));
 	double mwf, mwt;
 	int pct;
 	minwidth_value(o->minwidth, &mwf, &pct);
 	mwt = pct ? c->timemax_d * mwf / 100 : mwf / c->wpt;
 
-	if (fg_flow_build(c->s, o->flamechart, c->chain, mwt, f))
+	if (fg_flow_build(c->s, o->flamechart, c->chain, o->delta_inclusive, mwt, f))
 		return -1;
 	c->f_dash = fg_frame_lookup(c->s, "-", 1);
 	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);

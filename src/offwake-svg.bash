@@ -60,7 +60,7 @@ _offwake_svg()
 		return ;;
 	render|diff|unfold)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$render" -- "$cur"))
+			COMPREPLY=($(compgen -W "$render $([ "${COMP_WORDS[1]}" != unfold ] && echo -o --output)" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi

@@ -140,6 +140,30 @@ if [ $st -eq 3 ] && [ $st2 -eq 127 ] && grep -q 'no-such-command: No such file' 
 else
 	fail cli_cmd_exit_status "exit 3 gave $st, a missing command $st2"
 fi
+# the subtitle names -- CMD by its command line (as a shell reads it back,
+# cut to 60 bytes with "..."), not only by its pid
+"$OFFWAKE" -q -o "$TMPD/cmd.svg" -- sh -c 'sleep 0.2; exit 0' 2> /dev/null
+"$OFFWAKE" -q -o "$TMPD/cmd2.svg" -- sleep 0.2 "$(printf 'x%.0s' $(seq 80))" 2> /dev/null
+sub=$(grep -o '<text id="subtitle"[^>]*>[^<]*' "$TMPD/cmd.svg" | sed 's/.*>//')
+sub2=$(grep -o '<text id="subtitle"[^>]*>[^<]*' "$TMPD/cmd2.svg" | sed 's/.*>//')
+if [[ $sub == "sh -c &apos;sleep 0.2; exit 0&apos; (PID "[0-9]*"), "* || $sub == "sh -c 'sleep 0.2; exit 0' (PID "[0-9]*"), "* ]] &&
+   [[ $sub2 == "sleep 0.2 xxxxx"*"x... (PID "[0-9]*"), "* ]] && [ "${#sub2}" -lt 130 ]; then
+	pass cli_cmd_subtitle
+else
+	fail cli_cmd_subtitle "subtitles: '$sub' and '$sub2'"
+fi
+# --text: a preempted block (two spinners sharing one CPU) says so on its
+# waker line, never "waker: 0"
+taskset -c 0 sh -c 'while :; do :; done' & S1=$!
+taskset -c 0 sh -c 'while :; do :; done' & S2=$!
+"$OFFWAKE" -q --text -p $S1,$S2 1 > "$TMPD/pre.txt" 2> /dev/null
+kill $S1 $S2 2> /dev/null; wait $S1 $S2 2> /dev/null
+if grep -q '^    waker:           none: preempted (runnable, no wakeup)$' "$TMPD/pre.txt" &&
+   ! grep -qE '^    waker: +[0-9]*$' "$TMPD/pre.txt"; then
+	pass cli_text_preempted
+else
+	fail cli_text_preempted "$(grep -m3 'waker:' "$TMPD/pre.txt" | tr '\n' '|')"
+fi
 usage_case cli_cmd_with_pid "not allowed with argument -p/--pid" -p 1 -- true
 usage_case cli_follow_needs_pid "argument --follow: needs -p" --follow 1
 

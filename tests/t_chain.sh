@@ -71,10 +71,14 @@ if "$OFFWAKE" unfold "$TMPD/levels.svg" > "$TMPD/unfolded" 2> "$TMPD/unfold.err"
 else
 	fail chain_unfold_levels "$(head -c 600 "$TMPD/unfold.diff" "$TMPD/unfold.err")"
 fi
-# diff: the two-level line lost 600 us, the one-level line gained 600
+# diff: the two-level line lost 600 us, the one-level line gained 600:
+# the second level (from the "--" above ow_pb) shows the loss, ow_pb, the
+# first level's waker in both lines, kept its 1,000 us (each frame's
+# change is its whole width's); counts in us (an off-wake profile)
 if "$OFFWAKE" diff "$TMPD/levels.folded" "$TMPD/levels2.folded" > "$TMPD/diff.svg" 2> "$TMPD/diff.err" &&
-   grep -qF '<title>ow_pa (300 samples, 20.00%; -40.00%)' "$TMPD/diff.svg" &&
-   grep -qF '<title>ow_pb (1,000 samples, 66.67%; +40.00%)' "$TMPD/diff.svg"; then
+   grep -qF '<title>ow_pa (300 us, 20.00%; -40.00%)' "$TMPD/diff.svg" &&
+   grep -qF '<title>-- (300 us, 20.00%; -40.00%)' "$TMPD/diff.svg" &&
+   grep -qF '<title>ow_pb (1,000 us, 66.67%; 0.00%)' "$TMPD/diff.svg"; then
 	pass chain_diff_levels
 else
 	fail chain_diff_levels "$(grep -o '<title>ow_pa[^<]*' "$TMPD/diff.svg" | head -3) $(head -c 300 "$TMPD/diff.err")"

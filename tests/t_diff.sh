@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # t_diff.sh - "offwake-svg diff": the two-column merge of difffolded.pl on
 # hand-computed cases (-n, -s, option forms), SVG and standard input
-# profiles, the rendered SVG (well-formed, deltas in the tooltips, --negate,
-# render options), errors; and the same merge as difffolded.pl when it is
+# profiles, the rendered SVG (well-formed, every frame's inclusive delta in
+# its tooltip, counts in the profiles' unit, --negate, render options),
+# errors; and the same merge as difffolded.pl when it is
 # at hand (skipped otherwise).
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
@@ -104,14 +105,50 @@ grep -q '<title>all (19 samples, 100%)</title>' "$TMPD/d.svg" &&
 	grep -q '<title>c (0 samples, 0.00%; -15.79%)</title>' "$TMPD/d0.svg" &&
 	! grep -q '<title>c ' "$TMPD/d.svg" && grep -q 'fill="rgb(255,0,0)"' "$TMPD/d.svg" &&
 	pass "AFTER widths, per-stack deltas, red for growth" || fail "AFTER widths and deltas" "titles differ"
+# every frame shows its own change, the change of its whole width (not only
+# the leaves', as flamegraph.pl gives a two-column file): a 9 -> 14 (+5 of
+# 19), lib@0x7f00a 0 -> 3, d unchanged
+grep -q '<title>a (14 samples, 73.68%; +26.32%)</title>' "$TMPD/d.svg" &&
+	grep -q '<title>lib@0x7f00a (3 samples, 15.79%; +15.79%)</title>' "$TMPD/d.svg" &&
+	grep -q '<title>d (2 samples, 10.53%; 0.00%)</title>' "$TMPD/d.svg" &&
+	pass "inclusive deltas on every frame" ||
+	fail "inclusive deltas on every frame" "$(grep -o '<title>[ad][^<]*' "$TMPD/d.svg" | tr '\n' ' ')"
+# an off-wake profile's change: fdatasync lost 2.8 s, its leaves too; counts
+# in the profiles' unit: microseconds for off-wake folded text (its "--"
+# frames), an SVG's own --countname, --countname over both
+printf '%s\n' 'pg;main;fdatasync;io_schedule;--;irq 3000000' 'pg;main;fdatasync;io_schedule;--;kw 1000000' \
+	'pg;main;read;--;writer 500000' > "$TMPD/ow_before"
+printf '%s\n' 'pg;main;fdatasync;io_schedule;--;irq 1000000' 'pg;main;fdatasync;io_schedule;--;kw 200000' \
+	'pg;main;read;--;writer 700000' > "$TMPD/ow_after"
+"$OFFWAKE" diff "$TMPD/ow_before" "$TMPD/ow_after" > "$TMPD/ow.svg" 2> /dev/null
+"$OFFWAKE" render --countname=ms "$TMPD/before" > "$TMPD/b_ms.svg" 2> /dev/null
+"$OFFWAKE" render --countname=ms "$TMPD/after" > "$TMPD/a_ms.svg" 2> /dev/null
+"$OFFWAKE" diff "$TMPD/b_ms.svg" "$TMPD/a_ms.svg" > "$TMPD/ms.svg" 2> /dev/null
+"$OFFWAKE" diff --countname=bytes "$TMPD/b_ms.svg" "$TMPD/a_ms.svg" > "$TMPD/bytes.svg" 2> /dev/null
+grep -q '<title>fdatasync (1,200,000 us, 63.16%; -147.37%)</title>' "$TMPD/ow.svg" &&
+	grep -q '<title>all (1,900,000 us, 100%)</title>' "$TMPD/ow.svg" && ! grep -q '<title>[^<]* samples, ' "$TMPD/ow.svg" &&
+	grep -q '<title>all (19 ms, 100%)</title>' "$TMPD/ms.svg" &&
+	grep -q '<title>all (19 bytes, 100%)</title>' "$TMPD/bytes.svg" &&
+	pass "off-wake change of a non-leaf frame, counts in the profiles' unit" ||
+	fail "off-wake change of a non-leaf frame, counts in the profiles' unit" \
+		"$(grep -o '<title>\(all\|fdatasync\)[^<]*' "$TMPD/ow.svg" "$TMPD/ms.svg" | tr '\n' ' ')"
 "$OFFWAKE" diff --negate "$TMPD/before" "$TMPD/after" > "$TMPD/n.svg" 2> /dev/null
 grep -q '<title>b (10 samples, 52.63%; -21.05%)</title>' "$TMPD/n.svg" && grep -q 'fill="rgb(0,0,255)"' "$TMPD/n.svg" &&
 	pass "--negate swaps the hues" || fail "--negate swaps the hues" "no negated delta"
 "$OFFWAKE" diff --title="Before/after" --countname=us --inverted -n "$TMPD/before" "$TMPD/after" > "$TMPD/o.svg" 2> /dev/null
 grep -q '>Before/after</text>' "$TMPD/o.svg" && grep -q '<title>all (19 us, 100%)</title>' "$TMPD/o.svg" &&
 	pass "render options apply" || fail "render options apply" "title or countname missing"
+# diff -f | render is flamegraph.pl's (deltas on the leaves only): the
+# same frames and widths as diff's SVG, and the same deltas on the leaves
 "$OFFWAKE" diff -f "$TMPD/before" "$TMPD/after" | "$OFFWAKE" render > "$TMPD/r.svg" 2> /dev/null
-cmp -s "$TMPD/d.svg" "$TMPD/r.svg" && pass "diff = diff -f | render" || fail "diff = diff -f | render" "SVGs differ"
+frames_of() { sed -E -e 's/; [-+]?[0-9.]+%\)/)/' -e 's/ fill="[^"]*"//' "$1"; }
+if cmp -s <(frames_of "$TMPD/d.svg") <(frames_of "$TMPD/r.svg") &&
+   grep -q '<title>a (14 samples, 73.68%; 0.00%)</title>' "$TMPD/r.svg" &&
+   grep -q '<title>b (10 samples, 52.63%; +21.05%)</title>' "$TMPD/r.svg"; then
+	pass "diff = diff -f | render, but for the inclusive deltas"
+else
+	fail "diff = diff -f | render, but for the inclusive deltas" "$(diff <(frames_of "$TMPD/d.svg") <(frames_of "$TMPD/r.svg") | head -5)"
+fi
 
 # ---- errors ---------------------------------------------------------------
 "$OFFWAKE" diff "$TMPD/before" > "$TMPD/out" 2> "$TMPD/err"; st=$?
@@ -129,6 +166,19 @@ cmp -s "$TMPD/d.svg" "$TMPD/r.svg" && pass "diff = diff -f | render" || fail "di
 [ $st -eq 1 ] && grep -q "no counts to scale" "$TMPD/err" && pass "-n with an empty BEFORE: 1" ||
 	fail "-n with an empty BEFORE: 1" "status $st"
 "$OFFWAKE" diff --help | grep -q "^Usage: offwake-svg diff" && pass "--help" || fail "--help" "no usage"
+# -o FILE, as render, capture and convert: the SVG or the -f text that
+# standard output gets, written atomically; a failed diff leaves FILE alone
+ok=1
+"$OFFWAKE" diff "$TMPD/before" "$TMPD/after" > "$TMPD/o.want" 2> /dev/null
+"$OFFWAKE" diff -o "$TMPD/o.svg" "$TMPD/before" "$TMPD/after" > "$TMPD/o.out" 2> /dev/null &&
+	cmp -s "$TMPD/o.want" "$TMPD/o.svg" && [ ! -s "$TMPD/o.out" ] || ok=0
+"$OFFWAKE" diff -f --output="$TMPD/o.folded" "$TMPD/before" "$TMPD/after" > "$TMPD/o.out" 2> /dev/null &&
+	[ "$(cat "$TMPD/o.folded")" = "$("$OFFWAKE" diff -f "$TMPD/before" "$TMPD/after")" ] &&
+	[ ! -s "$TMPD/o.out" ] || ok=0
+echo keep > "$TMPD/o2.svg"
+"$OFFWAKE" diff -o "$TMPD/o2.svg" "$TMPD/nosuch" "$TMPD/after" 2> /dev/null && ok=0
+[ "$(cat "$TMPD/o2.svg")" = keep ] || ok=0
+[ $ok -eq 1 ] && pass "-o FILE" || fail "-o FILE" "output differs from standard output's"
 
 # ---- difffolded.pl --------------------------------------------------------
 if [ -f "$DFPL" ] && command -v perl > /dev/null; then

@@ -61,9 +61,10 @@ else
 	else
 		fail export_pprof_same_stacks "$(head -c 300 "$TMPD/raw.err") $(diff "$TMPD/want" "$TMPD/got" | head -c 400)"
 	fi
-	# one location and function per distinct frame name, "--" and the empty
-	# user/kernel delimiter kept as frames
-	want=$(sed 's/ [^ ]*$//' "$IN" | tr ';' '\n' | sort -u | wc -l)
+	# one location and function per distinct frame name, "--" kept as a
+	# frame, empty names (the user/kernel delimiter without -d, a
+	# preempted block's missing waker) left out
+	want=$(sed 's/ [^ ]*$//' "$IN" | tr ';' '\n' | grep -v '^$' | sort -u | wc -l)
 	got=$(awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 } l && /^ *[0-9]+: /' "$TMPD/raw" | wc -l)
 	names=$(awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 } l && /^ *[0-9]+: /' "$TMPD/raw" |
 		sed -E 's/^ *[0-9]+: 0x[0-9a-f]+ M=[0-9]+ (.*) :[0-9]+ s=[0-9]+$/\1/' | sort -u | wc -l)
@@ -88,6 +89,19 @@ else
 		pass export_pprof_total
 	else
 		fail export_pprof_total "want ${total}us: $top"
+	fi
+	# empty frames (a preempted block's missing waker above its "--", the
+	# user/kernel delimiter without -d) are left out, as the graph shows
+	# them, not named "<unknown>": the preempted time is flat on "--"
+	printf '%s\n' 'sh;main;;schedule;--;; 100' 'sh;main;;schedule;--;wake;;write;gz 300' \
+		> "$TMPD/empty.folded"
+	"$OFFWAKE" convert -o "$TMPD/empty.pb.gz" "$TMPD/empty.folded" &&
+		"$GO" tool pprof -top "$TMPD/empty.pb.gz" > "$TMPD/empty.top" 2> /dev/null
+	if [ -s "$TMPD/empty.top" ] && ! grep -qiE 'unknown|  $' "$TMPD/empty.top" &&
+	   grep -qE '^ +100us +25\.00% .* --$' "$TMPD/empty.top"; then
+		pass export_pprof_no_empty_frames
+	else
+		fail export_pprof_no_empty_frames "$(tr '\n' '|' < "$TMPD/empty.top" | head -c 400)"
 	fi
 fi
 # pprof values are integers: a fraction is refused, naming the count
@@ -135,6 +149,14 @@ assert p["unit"] == "microseconds" and p["endValue"] == sum(p["weights"]), p["un
 	"$OFFWAKE" convert --format=speedscope "$TMPD/frac.folded" > "$TMPD/frac.json" &&
 		[ "$($STK speedscope "$TMPD/frac.json")" = "a;b 1.5" ]
 	check export_speedscope_fraction test $? -eq 0
+	# no frame without a name (speedscope would draw it blank)
+	printf '%s\n' 'sh;main;;schedule;--;; 100' > "$TMPD/empty.folded"
+	"$OFFWAKE" convert --format=speedscope "$TMPD/empty.folded" > "$TMPD/empty.json" &&
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [f["name"] for f in d["shared"]["frames"]] == ["sh", "main", "schedule", "--"]
+assert d["profiles"][0]["samples"] == [[0, 1, 2, 3]]' "$TMPD/empty.json"
+	check export_speedscope_no_empty_frames test $? -eq 0
 fi
 
 # ---- names that need escaping, and the default profile name -----------

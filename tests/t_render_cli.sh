@@ -57,3 +57,34 @@ size=$(stat -c %s "$TMPD/big2")
 "$OFFWAKE" render --flamechart < "$TMPD/big2" > "$TMPD/f.svg" 2>/dev/null
 cmp -s "$TMPD/e.svg" "$TMPD/f.svg" && pass "flame chart keeps the file's line order with two readers" ||
 	fail "flame chart keeps the file's line order with two readers" "outputs differ"
+# -o FILE as for capture and convert: the same SVG as on standard output,
+# written atomically (no temporary left; a failed render leaves FILE alone);
+# a render option's value "-o" is the value
+"$OFFWAKE" render "$TMPD/one" > "$TMPD/o.want" 2> /dev/null
+ok=1
+for args in "-o $TMPD/o1.svg" "--output $TMPD/o1.svg" "--output=$TMPD/o1.svg" "-o$TMPD/o1.svg"; do
+	rm -f "$TMPD/o1.svg"
+	# shellcheck disable=SC2086
+	"$OFFWAKE" render $args "$TMPD/one" > "$TMPD/o.stdout" 2> /dev/null &&
+		cmp -s "$TMPD/o.want" "$TMPD/o1.svg" && [ ! -s "$TMPD/o.stdout" ] || ok=0
+done
+echo keep > "$TMPD/o2.svg"
+"$OFFWAKE" render --width=-5 -o "$TMPD/o2.svg" "$TMPD/one" 2> /dev/null && ok=0
+[ "$(cat "$TMPD/o2.svg")" = keep ] || ok=0
+"$OFFWAKE" render --title -o "$TMPD/one" 2> /dev/null | grep -q '<text id="title"[^>]*>-o<' || ok=0
+[ "$(find "$TMPD" -name 'o[12].svg.*' | wc -l)" -eq 0 ] || ok=0
+"$OFFWAKE" render "$TMPD/one" -o 2> "$TMPD/err" > /dev/null; st=$?
+[ $st -eq 255 ] && grep -q "^offwake-svg: render: -o: a file name is expected$" "$TMPD/err" || ok=0
+[ $ok -eq 1 ] && pass "render -o FILE" || fail "render -o FILE" "status $st: $(head -c 200 "$TMPD/err")"
+# a mistyped command: a one-line suggestion, status 2; a word far from any
+# command, or a number, is still the capture's DURATION
+ok=1
+for w in rendr:render unfld:unfold conver:convert dif:diff redner:render; do
+	"$OFFWAKE" "${w%%:*}" x y > "$TMPD/out" 2> "$TMPD/err"; st=$?
+	[ $st -eq 2 ] && [ ! -s "$TMPD/out" ] && [ "$(wc -l < "$TMPD/err")" -eq 1 ] &&
+		grep -qx "offwake-svg: unknown command '${w%%:*}', did you mean '${w#*:}'?" "$TMPD/err" ||
+		{ ok=0; echo "$w: status $st: $(cat "$TMPD/err")"; }
+done
+"$OFFWAKE" xyzzy 2>&1 | grep -q "did you mean" && ok=0
+"$OFFWAKE" 5x 2>&1 | grep -q "did you mean" && ok=0
+[ $ok -eq 1 ] && pass "mistyped command: did you mean" || fail "mistyped command: did you mean" "see above"

@@ -237,7 +237,48 @@ static const char *stack_kind(const struct capture_opts *o)
 	return "user + kernel";
 }
 
-/* "all threads", "PID 12,34", ... as offwaketime names what it traces. */
+#define CMD_SHOWN 60	/* bytes of a -- CMD line shown in the titles */
+
+/*
+ * "-- CMD ARGS..." as a shell would read it back (an argument with a space
+ * or a quote in single quotes), on one line (control bytes as '?'), cut
+ * to CMD_SHOWN bytes on a character boundary and ended by "..." then.
+ */
+static void cmd_line(char *const *cmd, char *buf, size_t len)
+{
+	size_t n = 0, cut;
+
+	for (char *const *a = cmd; *a && n + 1 < len; a++) {
+		bool quote = !**a || strpbrk(*a, " \t'\"\\$`;&|<>()*?[]{}~#!") != NULL;
+
+		if (a != cmd)
+			buf[n++] = ' ';
+		for (const char *p = quote ? "'" : ""; *p && n + 1 < len; p++)
+			buf[n++] = *p;
+		for (const char *p = *a; *p && n + 1 < len; p++) {
+			unsigned char ch = *p;
+
+			if (ch == '\'' && quote) {	/* ' -> '\'' */
+				for (const char *q = "'\\''"; *q && n + 1 < len; q++)
+					buf[n++] = *q;
+				continue;
+			}
+			buf[n++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+		}
+		if (quote && n + 1 < len)
+			buf[n++] = '\'';
+	}
+	buf[n] = 0;
+	if (n <= CMD_SHOWN)
+		return;
+	cut = CMD_SHOWN - 3;
+	while (cut && ((unsigned char)buf[cut] & 0xc0) == 0x80)
+		cut--;	/* not inside a UTF-8 character */
+	strcpy(buf + cut, "...");
+}
+
+/* "all threads", "PID 12,34", ... as offwaketime names what it traces;
+ * "tar cf - /usr (PID 1234)" for -- CMD. */
 static void thread_context(const struct capture_opts *o, char *buf,
 			   size_t len)
 {
@@ -246,7 +287,15 @@ static void thread_context(const struct capture_opts *o, char *buf,
 		[OW_THREADS_TID] = "TID", [OW_THREADS_USER] = "user threads",
 		[OW_THREADS_KERNEL] = "kernel threads",
 	};
-	size_t n = snprintf(buf, len, "%s", names[o->threads]);
+	char cmd[CMD_SHOWN * 4 + 8];
+	size_t n;
+
+	if (o->cmd && o->cmd_pid > 0) {
+		cmd_line(o->cmd, cmd, sizeof(cmd));
+		snprintf(buf, len, "%s (PID %d)", cmd, o->cmd_pid);
+		return;
+	}
+	n = snprintf(buf, len, "%s", names[o->threads]);
 
 	for (size_t i = 0; i < o->nids && n < len; i++)
 		n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ",

@@ -16,11 +16,14 @@
  * profilers find the binary and its debug info), marked as having
  * functions, so that pprof shows our names unless told to symbolise
  * again (-symbolize=force).  A sample is its locations leaf first, as
- * pprof expects, its one value and its labels.  Every frame of the folded
- * line is kept: the "--" between the blocked thread and its waker, the
- * "-" (or empty) user/kernel delimiters, the waker's frames above them,
- * so that the chain reads the same in pprof's views as in the flame
- * graph.  The sample type comes from --countname (default "off-wake
+ * pprof expects, its one value and its labels.  Every named frame of the
+ * folded line is kept: the "--" between the blocked thread and its waker,
+ * the "-" user/kernel delimiters (-d), the waker's frames above them, so
+ * that the chain reads the same in pprof's views as in the flame graph.
+ * Empty names are left out, as the flame graph leaves them (a preempted
+ * block's missing waker is nothing above its "--") or draws them blank
+ * (the user/kernel delimiter without -d): pprof would call them
+ * "<unknown>".  The sample type comes from --countname (default "off-wake
  * time", "microseconds"); the capture's parameters become the profile's
  * comments.  pprof values are integers: a count with a fraction is
  * refused, naming it.
@@ -206,6 +209,7 @@ static int pprof_add(struct pprof *p, const struct ow_frame *frames, size_t n,
 	      int64_t value, const struct export_label *labels, size_t nlabels)
 {
 	struct smp *s;
+	size_t named = 0;
 
 	errno = ENOMEM;
 	if (ow_grow(&p->smp, &p->smp_cap, p->nsmp, sizeof(*p->smp)) ||
@@ -214,15 +218,15 @@ static int pprof_add(struct pprof *p, const struct ow_frame *frames, size_t n,
 				sizeof(*p->labels))))
 		return -1;
 	s = &p->smp[p->nsmp];
-	*s = (struct smp){ .off = p->nlocs, .n = n, .loff = p->nlabels, .nl = nlabels,
-			   .v = value };
+	*s = (struct smp){ .off = p->nlocs, .loff = p->nlabels, .nl = nlabels, .v = value };
 	/* mappings numbered root first (see main_first()) */
 	for (size_t i = 0; i < n; i++)
 		if (frames[i].map && mapping_id(p, frames[i].map, &(uint32_t){ 0 }))
 			return -1;
-	for (size_t i = n; i-- > 0;)	/* leaf first */
-		if (location_id(p, &frames[i], &p->locs[p->nlocs++]))
+	for (size_t i = n; i-- > 0;)	/* leaf first, named only */
+		if (frames[i].len && (named++, location_id(p, &frames[i], &p->locs[p->nlocs++])))
 			return -1;
+	s->n = named;
 	for (size_t i = 0; i < nlabels; i++) {
 		Label *l = &p->labels[p->nlabels++];
 

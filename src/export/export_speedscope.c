@@ -7,8 +7,10 @@
  * speedscope npm package ships): one "sampled" profile whose samples are
  * stacks of indices into shared.frames (root first, as speedscope reads
  * them) with the counts as weights, written with json-c.  Frames are
- * deduplicated by name; every frame of the folded line is kept (the "--"
- * and "-" markers, the waker's frames).  The unit comes from --countname
+ * deduplicated by name; every named frame of the folded line is kept (the
+ * "--" and "-" markers, the waker's frames); empty names are left out, as
+ * the flame graph shows nothing for them (a preempted block's missing
+ * waker, the user/kernel delimiter without -d).  The unit comes from --countname
  * ("none" for a name speedscope has no unit for).
  *
  * json-c keeps one object per value: a frame's index is one shared object
@@ -75,7 +77,8 @@ static int add_sample(void *ctx, const char *const *frames, const size_t *lens,
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (frame_index(p, frames[i], lens[i], &o) || json_object_array_add(stack, o)) {
+		if (lens[i] && (frame_index(p, frames[i], lens[i], &o) ||
+				json_object_array_add(stack, o))) {
 			errno = ENOMEM;
 			return -1;
 		}

@@ -8,7 +8,9 @@
  * its [hardirq]/[softirq] marker, its name).  Printed: the levels above
  * the waker, the furthest first ("waker N:"), then the waker ("waker:"),
  * each with its stack root first and ending in "--", then the target's
- * stack leaf first, its name, and the value.
+ * stack leaf first, its name, and the value.  A block with no waker (its
+ * waker's name is empty: the target was preempted, still runnable, and
+ * no wakeup came) says so on the waker's line, not "waker: 0".
  */
 #include "writers.h"
 
@@ -40,6 +42,11 @@ static void waker(FILE *out, const struct ow_frame *f, size_t from, size_t to, i
 		snprintf(label, sizeof(label), "waker %d:", level);
 	else
 		snprintf(label, sizeof(label), "waker:");
+	if (t < to && !f[t].len) {
+		fprintf(out, "    %-16s %s\n", label, "none: preempted (runnable, no wakeup)");
+		fprintf(out, "    %-16s %s\n", "--", "--");
+		return;
+	}
 	if (t < to)
 		fprintf(out, "    %-16s %.*s %u\n", label, (int)f[t].len, f[t].name, f[t].tid);
 	if (m < t)

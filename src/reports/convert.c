@@ -7,15 +7,15 @@
  * so the formats that need a capture's threads are not offered, nor the
  * SVG, which "render" makes).  The format is --format's, else -o FILE's
  * extension.
- * -o writes atomically (ow_outfile); binary pprof is not written to a
+ * -o writes atomically (report_out.h); binary pprof is not written to a
  * terminal.
  */
 #include "convert.h"
 #include "export/writers.h"
 #include "profile_load.h"
+#include "report_out.h"
 #include "common/util.h"
 #include "base/errmsg.h"
-#include "base/outfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -131,10 +131,9 @@ static int parse(struct conv *c, int argc, char **argv, int *first)
 int convert_main(int argc, char **argv)
 {
 	struct conv c = { .format = -1 };
-	struct ow_outfile of;
+	struct report_out ro;
 	struct fg_stacks *s;
 	struct ow_profile prof = { 0 };
-	FILE *out = stdout;
 	int first, r;
 	char what[300];
 
@@ -150,7 +149,7 @@ int convert_main(int argc, char **argv)
 		return OW_EXIT_FAIL;
 	}
 	for (int i = first; i < argc || (i == first && first == argc); i++)
-		if (profile_load(s, CMD, i < argc ? argv[i] : "-")) {
+		if (profile_load(s, CMD, i < argc ? argv[i] : "-", NULL, 0)) {
 			fg_stacks_free(s);
 			return OW_EXIT_FAIL;
 		}
@@ -161,28 +160,16 @@ int convert_main(int argc, char **argv)
 		ow_err(CMD ": no stack counts found in the input");
 		return OW_EXIT_USAGE;
 	}
-	if (c.out) {
-		if (ow_outfile_open(&of, c.out, 0)) {
-			ow_err(CMD ": %s: %s", c.out, ow_outfile_strerror(&of, errno));
-			fg_stacks_free(s);
-			return OW_EXIT_FAIL;
-		}
-		out = of.f;
+	if (report_out_open(&ro, CMD, c.out)) {
+		fg_stacks_free(s);
+		return OW_EXIT_FAIL;
 	}
 	snprintf(what, sizeof(what), CMD ": writing %s", c.out ? c.out : "standard output");
 	prof.info = c.info;
 	ow_profile_of_stacks(&prof, s);
-	r = ow_writers[c.format].write(&prof, &(struct ow_write_opts){ NULL, what, false }, out) ? -1 : 0;
+	r = ow_writers[c.format].write(&prof, &(struct ow_write_opts){ NULL, what, false }, ro.f) ? -1 : 0;
 	fg_stacks_free(s);
-	if (c.out) {
-		if (ow_outfile_close(&of, !r) && !r) {
-			ow_err(CMD ": %s: %s", c.out, ow_strerror(errno));
-			r = -1;
-		}
-	} else if (!r && (fflush(out) || ferror(out))) {
-		if (errno != EPIPE)
-			ow_err(CMD ": writing standard output: %s", ow_strerror(errno ? errno : EIO));
+	if (report_out_close(&ro, !r))
 		r = -1;
-	}
 	return r ? OW_EXIT_FAIL : OW_EXIT_OK;
 }

@@ -4,13 +4,19 @@
  * with the behaviour of FlameGraph's difffolded.pl: every stack of either
  * profile with its BEFORE and AFTER counts (0 when absent), in the AFTER
  * profile's order, then rendered in memory by the render/ library (widths
- * from AFTER, colours from the change) or printed as two-column folded text
- * with -f.  A profile is a folded file or a flame graph SVG (read back with
- * unfold.c); the folded grammar is the library's own.
+ * from AFTER, colours and tooltips from the change of each frame: its
+ * whole width's, not only the leaves' as flamegraph.pl gives a two-column
+ * file, render's fg_options.delta_inclusive; counts labelled with the
+ * profiles' unit: an SVG's --countname, "us" for an off-wake profile's
+ * folded text, whose "--" frames tell it) or printed as two-column folded text
+ * with -f, to standard output or -o FILE (report_out.h).  A profile is a
+ * folded file or a flame graph SVG (read back with unfold.c); the folded
+ * grammar is the library's own.
  */
 #include "diff.h"
 #include "fg.h"
 #include "profile_load.h"
+#include "report_out.h"
 #include "common/htab.h"
 #include "common/util.h"
 #include "base/errmsg.h"
@@ -52,12 +58,14 @@ struct table {
 	char *buf;		/* the stack being joined */
 	size_t len, bcap;
 	int strip_hex;
+	int offwake;		/* a "--" frame: an off-wake profile's divider */
 };
 
 /* ---- reading a profile ----------------------------------------------- */
 
-/* A folded file or a flame graph SVG (by content), "-": standard input. */
-static struct fg_stacks *load(const char *name)
+/* A folded file or a flame graph SVG (by content), "-": standard input;
+ * unit: the SVG's count unit, "" for folded text. */
+static struct fg_stacks *load(const char *name, char *unit, size_t unitlen)
 {
 	struct fg_stacks *s = fg_stacks_new();
 
@@ -65,7 +73,7 @@ static struct fg_stacks *load(const char *name)
 		ow_err("diff: %s: out of memory", name);
 		return NULL;
 	}
-	if (profile_load(s, "diff", name)) {
+	if (profile_load(s, "diff", name, unit, unitlen)) {
 		fg_stacks_free(s);
 		return NULL;
 	}
@@ -144,9 +152,11 @@ static int add_line(void *ctx, const char *const *frames, const size_t *lens,
 	struct table *t = w->t;
 
 	t->len = 0;
-	for (size_t k = 0; k < nframes; k++)
+	for (size_t k = 0; k < nframes; k++) {
 		if ((k && put(t, ";", 1)) || put_frame(t, frames[k], lens[k]))
 			return -1;
+		t->offwake |= lens[k] == 2 && !memcmp(frames[k], "--", 2);
+	}
 	/* c: a two-count line counts with its second column, as when rendered */
 	int64_t id = key_id(t);
 	if (id < 0 || ow_grow(&t->e, &t->ecap, id, sizeof(*t->e)))
@@ -170,10 +180,12 @@ static int add_line(void *ctx, const char *const *frames, const size_t *lens,
 
 static void diff_usage(FILE *f)
 {
-	fputs("Usage: offwake-svg diff [-n] [-s] [-f] [RENDER OPTIONS] BEFORE AFTER > diff.svg\n"
+	fputs("Usage: offwake-svg diff [-n] [-s] [-f] [-o FILE] [RENDER OPTIONS] BEFORE AFTER > diff.svg\n"
 "Differential flame graph of two profiles (difffolded.pl + flamegraph.pl):\n"
-"frame widths show the AFTER profile, colours the change per stack (red\n"
-"grew, blue shrank; --negate swaps them), tooltips the change in %.\n"
+"frame widths show the AFTER profile, colours the change of each frame's\n"
+"whole width (red grew, blue shrank; --negate swaps them), tooltips that\n"
+"change as a share of AFTER's total.  Counts are in the profiles' unit (an\n"
+"SVG's --countname, \"us\" for off-wake folded text) unless --countname says.\n"
 "BEFORE and AFTER are folded files (\"frame;frame;... COUNT\"), flame graph\n"
 "SVGs made by offwake-svg or flamegraph.pl (read back as with \"offwake-svg\n"
 "unfold\"; recognised by their content), or \"-\" for standard input (once).\n"
@@ -186,7 +198,7 @@ static void diff_usage(FILE *f)
 "  -h, --help        this text\n"
 "\n"
 "Every option of \"offwake-svg render\" applies to the SVG (see its --help);\n"
-"-n, -s, -f and -h are taken by diff, so write --title=-n for such a value.\n"
+"-n, -s, -f, -o and -h are taken by diff, so write --title=-n for such a value.\n"
 "A stack missing from a profile counts 0 there.  To see what disappeared,\n"
 "swap the profiles and negate:  offwake-svg diff --negate AFTER BEFORE\n"
 "Exit status: 0 ok, 1 unreadable input, 2 no stack counts (an error SVG is\n"
@@ -225,7 +237,7 @@ static void take_opts(int *argc, char **argv, struct diff_opts *d)
 	*argc = n;
 }
 
-static int emit(struct table *t, int folded, struct fg_stacks *out)
+static int emit(struct table *t, FILE *folded, struct fg_stacks *out)
 {
 	char c1[400], c2[400];
 
@@ -240,7 +252,7 @@ static int emit(struct table *t, int folded, struct fg_stacks *out)
 		if (put(t, key, klen) || put(t, " ", 1) || put(t, c1, strlen(c1)) ||
 		    put(t, " ", 1) || put(t, c2, strlen(c2)) || put(t, "\n", 1))
 			return -1;
-		if (folded ? fwrite(t->buf, 1, t->len, stdout) != t->len :
+		if (folded ? fwrite(t->buf, 1, t->len, folded) != t->len :
 			     fg_stacks_add_line(out, t->buf, t->len - 1) < 0)
 			return -1;
 	}
@@ -253,14 +265,20 @@ int diff_main(int argc, char **argv)
 	struct fg_options o;
 	struct fg_stacks *prof[2] = { NULL, NULL }, *out = NULL;
 	struct table t = { 0 };
-	int nfiles, ret;
+	struct report_out ro = { 0 };
+	const char *out_name, *countname;
+	char unit[2][64];
+	int nfiles, ret, opened = 0;
 
+	if (report_take_output(&argc, argv, "diff", &out_name))
+		return FG_EXIT_USAGE;
 	take_opts(&argc, argv, &d);
 	if (d.help) {
 		diff_usage(stdout);
 		return FG_EXIT_OK;
 	}
 	fg_options_init(&o);
+	countname = o.countname;	/* flamegraph.pl's "samples": not given */
 	if (fg_options_parse(&o, argc - 1, argv + 1, &nfiles, PROG))
 		return FG_EXIT_USAGE;
 	if (nfiles != 2 || (!strcmp(argv[1], "-") && !strcmp(argv[2], "-"))) {
@@ -273,7 +291,7 @@ int diff_main(int argc, char **argv)
 		return ret;
 	ret = 1;
 	for (int i = 0; i < 2; i++)
-		if (!(prof[i] = load(argv[1 + i])))
+		if (!(prof[i] = load(argv[1 + i], unit[i], sizeof(unit[i]))))
 			goto out;
 
 	t.strip_hex = d.strip_hex;
@@ -298,8 +316,20 @@ int diff_main(int argc, char **argv)
 		}
 	}
 
+	/* the counts' unit, unless --countname says: the SVGs' own (AFTER's
+	 * first), else microseconds for an off-wake profile's folded text */
+	if (unit[0][0] && unit[1][0] && strcmp(unit[0], unit[1]))
+		ow_err("diff: warning: %s counts %s, %s counts %s: compared as numbers",
+		       argv[1], unit[0], argv[2], unit[1]);
+	if (o.countname == countname)
+		o.countname = unit[1][0] ? unit[1] : unit[0][0] ? unit[0] :
+			      t.offwake ? "us" : countname;
+	o.delta_inclusive = 1;	/* a frame's change is its whole width's */
 	fg_stacks_set_reverse(out, o.reverse);
-	if (emit(&t, d.folded, out)) {
+	if (report_out_open(&ro, "diff", out_name))
+		goto out;
+	opened = 1;
+	if (emit(&t, d.folded ? ro.f : NULL, out)) {
 		if (!d.folded)
 			goto nomem;
 		if (errno != EPIPE)
@@ -307,12 +337,10 @@ int diff_main(int argc, char **argv)
 		goto out;
 	}
 	if (d.folded) {
-		ret = fflush(stdout) ? 1 : 0;
-		if (ret && errno != EPIPE)
-			ow_err("diff: writing the stacks: %s", strerror(errno));
+		ret = 0;
 		goto out;
 	}
-	ret = fg_render(&o, out, stdout);
+	ret = fg_render(&o, out, ro.f);
 	if (ret < 0) {
 		if (errno != EPIPE)
 			ow_err("diff: %s the SVG: %s", errno == ENOMEM ? "rendering" : "writing",
@@ -324,6 +352,9 @@ nomem:
 	ow_err("diff: out of memory");
 	ret = 1;
 out:
+	/* status 2: the error SVG is written, and kept, as on standard output */
+	if (opened && report_out_close(&ro, ret == FG_EXIT_OK || ret == FG_EXIT_EMPTY))
+		ret = 1;
 	fg_stacks_free(prof[0]);
 	fg_stacks_free(prof[1]);
 	fg_stacks_free(out);

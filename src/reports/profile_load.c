@@ -51,7 +51,8 @@ static int add_unfolded(void *ctx, const char *const *frames, const size_t *lens
 	return -1;
 }
 
-int profile_load(struct fg_stacks *s, const char *cmd, const char *name)
+int profile_load(struct fg_stacks *s, const char *cmd, const char *name, char *unit,
+		 size_t unitlen)
 {
 	FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin;
 	cookie_io_functions_t io = { .read = peek_read };
@@ -65,12 +66,14 @@ int profile_load(struct fg_stacks *s, const char *cmd, const char *name)
 		ow_err("%s: %s: %s", cmd, name, strerror(errno));
 		return -1;
 	}
+	if (unit && unitlen)
+		unit[0] = 0;
 	pk.n = fread(pk.head, 1, sizeof(pk.head), f);
 	in = fopencookie(&pk, "r", io);
 	if (!in)
 		ow_err("%s: %s: out of memory", cmd, name);
 	else if (unfold_is_svg(pk.head, pk.n))
-		ret = unfold_read(in, cmd, name, add_unfolded, &a);
+		ret = unfold_read_unit(in, cmd, name, add_unfolded, &a, unit, unitlen);
 	else if ((ret = fg_stacks_read(s, in, name)))
 		ow_err("%s: %s%s: %s", cmd, errno == ENOMEM ? "reading " : "", name,
 		       ow_strerror(errno));

@@ -12,9 +12,11 @@
 /*
  * Add the stacks of the profile name to s.  Messages read
  * "offwake-svg: CMD: NAME: why"; lines with an invalid format are counted
- * and reported on stderr (not an error).  Returns 0, or -1 after printing
- * the error.
+ * and reported on stderr (not an error).  unit (unitlen bytes; may be
+ * NULL): an SVG's count unit (its --countname), "" for folded text, which
+ * does not say.  Returns 0, or -1 after printing the error.
  */
-int profile_load(struct fg_stacks *s, const char *cmd, const char *name);
+int profile_load(struct fg_stacks *s, const char *cmd, const char *name, char *unit,
+		 size_t unitlen);
 
 #endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * render_cmd.c - "offwake-svg render": flamegraph.pl's command line on
- * top of the render/ library (read folded files or stdin, write the SVG).
+ * top of the render/ library (read folded files or stdin, write the SVG
+ * to standard output or, with -o FILE, atomically to FILE: report_out.h).
  * A named regular file is mapped rather than read, saving a copy of it.
  */
 #include "cli.h"
+#include "report_out.h"
 #include "fg.h"
 #include "common/progress.h"
 #include "base/errmsg.h"
@@ -61,12 +63,21 @@ static int read_mapped(struct fg_stacks *s, FILE *f, const char *name, int *ret)
 int render_main(int argc, char **argv)
 {
 	struct fg_options o;
+	struct report_out out;
+	const char *out_name;
 	int nfiles, ret;
 
+	if (report_take_output(&argc, argv, "render", &out_name))
+		return FG_EXIT_USAGE;
 	fg_options_init(&o);
 	ret = fg_options_parse(&o, argc - 1, argv + 1, &nfiles, "offwake-svg render");
-	if (ret)
+	if (ret) {
+		if (ret > 0)	/* --help */
+			puts("\nand offwake-svg's own:\n"
+			     "  -o, --output FILE  write the SVG to FILE (atomically), not to standard\n"
+			     "                     output");
 		return ret > 0 ? 0 : FG_EXIT_USAGE;
+	}
 	if ((ret = fg_options_check(&o)))
 		return ret;
 	struct fg_stacks *s = fg_stacks_new();
@@ -105,16 +116,23 @@ int render_main(int argc, char **argv)
 		if (f != stdin)
 			fclose(f);
 	}
+	if (report_out_open(&out, "render", out_name)) {
+		progress_stop(pg);
+		fg_stacks_free(s);
+		return 1;
+	}
 	progress_phase(pg, "rendering");
-	ret = fg_render(&o, s, stdout);
+	ret = fg_render(&o, s, out.f);
 	progress_stop(pg);
 	fg_stacks_free(s);
 	if (ret < 0) {
-		if (errno == EPIPE)
-			return 1;	/* the reader went away: quietly */
-		fprintf(stderr, "offwake-svg: %s the SVG: %s\n",
-			errno == ENOMEM ? "rendering" : "writing", ow_strerror(errno));
-		return 1;
+		if (errno != EPIPE)	/* the reader went away: quietly */
+			fprintf(stderr, "offwake-svg: %s the SVG: %s\n",
+				errno == ENOMEM ? "rendering" : "writing", ow_strerror(errno));
+		ret = FG_EXIT_FAIL;
 	}
+	/* status 2: the error SVG is written, and kept, as on standard output */
+	if (report_out_close(&out, ret == FG_EXIT_OK || ret == FG_EXIT_EMPTY))
+		ret = FG_EXIT_FAIL;
 	return ret;
 }

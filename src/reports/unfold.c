@@ -13,6 +13,7 @@
 #include "common/htab.h"
 #include "fg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libxml/parser.h>
@@ -266,11 +267,37 @@ static void on_error(void *ctx, xmlErrorPtr e)
 		uf_fail(u, (unsigned long)(e->line > 0 ? e->line : 0), "%.*s", len, msg);
 }
 
+/* Why a file starting with head is no SVG (nor any XML), or NULL: it may
+ * be one.  Folded text is named as such: it needs no unfolding. */
+static const char *not_svg(const char *head, size_t len)
+{
+	const char *eol = memchr(head, '\n', len);
+	size_t nl = eol ? (size_t)(eol - head) : len, k = 0;
+
+	if (unfold_is_svg(head, len))
+		return NULL;
+	while (k < len && strchr(" \t\r\n", head[k]) && head[k])
+		k++;
+	if (k < len && head[k] == '<')
+		return NULL;	/* a comment or DOCTYPE first: libxml2 decides */
+	if (!len)
+		return "an empty file, not an SVG";
+	while (nl && head[nl - 1] == '\r')
+		nl--;
+	k = nl;
+	while (k && (isdigit((unsigned char)head[k - 1]) || head[k - 1] == '.'))
+		k--;
+	if (k && k < nl && head[k - 1] == ' ' && memchr(head, ';', k))
+		return "not an SVG but folded stacks, which need no unfolding";
+	return "not an SVG (a flame graph SVG starts with \"<?xml\" or \"<svg\")";
+}
+
 static void parse(struct uf *u, FILE *f, const char *file)
 {
 	static char buf[1 << 16];
 	xmlSAXHandler sax;
-	size_t got;
+	size_t got, total = 0;
+	const char *why;
 
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;
@@ -288,10 +315,17 @@ static void parse(struct uf *u, FILE *f, const char *file)
 	}
 	/* no network, no DTD loading, no entity substitution, default size limits */
 	xmlCtxtUseOptions(u->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	while (!u->err[0] && (got = fread(buf, 1, sizeof(buf), f)) > 0)
-		xmlParseChunk(u->ctxt, buf, (int)got, 0);
+	while (!u->err[0] && (got = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (!total && (why = not_svg(buf, got)))
+			uf_fail(u, 0, "%s", why);
+		else
+			xmlParseChunk(u->ctxt, buf, (int)got, 0);
+		total += got;
+	}
 	if (!u->err[0] && ferror(f))
 		uf_fail(u, 0, "%s", strerror(errno ? errno : EIO));
+	if (!u->err[0] && !total)
+		uf_fail(u, 0, "%s", not_svg(buf, 0));
 	if (!u->err[0])
 		xmlParseChunk(u->ctxt, NULL, 0, 1);
 	if (!u->err[0] && !u->ctxt->wellFormed)
@@ -323,6 +357,22 @@ static int parse_count(const char *s, size_t len, uint64_t *out)
 	return digits ? 0 : -1;
 }
 
+/*
+ * A tooltip's count ("1,234") of frame f: -1 without digits; above 2^64 - 1
+ * it is the exact fg:w when f has one (render prints counts as doubles, as
+ * flamegraph.pl does: 2^64 - 1 reads "18,446,744,073,709,551,616"), else -2.
+ */
+static int title_count(const struct frame *f, const char *s, size_t len, uint64_t *out)
+{
+	int r = parse_count(s, len, out);
+
+	if (r == -2 && (f->fmask & 2)) {
+		*out = f->fw;
+		return 0;
+	}
+	return r;
+}
+
 /* The root's title "all (N UNIT, 100%)" (the literal 100%: other frames
  * print two decimals); sets the unit. */
 static int is_root(struct uf *u, struct frame *f)
@@ -335,7 +385,7 @@ static int is_root(struct uf *u, struct frame *f)
 		return 0;
 	const char *p = f->title + lpre, *end = f->title + f->len - lpost;
 	const char *sp = memchr(p, ' ', end - p);
-	int r = sp ? parse_count(p, sp - p, &f->count) : -1;
+	int r = sp ? title_count(f, p, sp - p, &f->count) : -1;
 	if (r == -2)	/* all frames' counts fit when the root's does */
 		uf_fail(u, f->line, "a total of %.*s: counts above 18,446,744,073,709,551,615 "
 			"(2^64 - 1) cannot be unfolded", (int)(sp - p), p);
@@ -362,7 +412,7 @@ static int split_title(struct uf *u, struct frame *f)
 		const char *unit = p + k + 1;
 		if (!k || p + k >= end || p[k] != ' ' || (size_t)(end - unit) < u->ulen + 3 ||
 		    memcmp(unit, u->unit, u->ulen) || memcmp(unit + u->ulen, ", ", 2) ||
-		    end[-1] != '%' || parse_count(p, k, &f->count))
+		    end[-1] != '%' || title_count(f, p, k, &f->count))
 			continue;
 		t[q] = 0;
 		f->len = q;
@@ -880,12 +930,20 @@ static int emit(struct uf *u, unfold_fn fn, void *ctx)
 
 int unfold_read(FILE *f, const char *cmd, const char *file, unfold_fn fn, void *ctx)
 {
+	return unfold_read_unit(f, cmd, file, fn, ctx, NULL, 0);
+}
+
+int unfold_read_unit(FILE *f, const char *cmd, const char *file, unfold_fn fn, void *ctx,
+		     char *unit, size_t unitlen)
+{
 	struct uf u = { .cmd = cmd, .file = file };
 	int ret = -1;
 
 	parse(&u, f, file);
 	if (!u.err[0] && !build(&u))
 		ret = emit(&u, fn, ctx);
+	if (!ret && unit && unitlen)
+		snprintf(unit, unitlen, "%.*s", (int)u.ulen, u.unit);
 	if (u.err[0])
 		ow_err("%s: %s: %s", cmd, file, u.err);
 	for (size_t i = 0; i < u.n; i++)

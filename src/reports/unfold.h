@@ -29,6 +29,11 @@ int unfold_is_svg(const char *head, size_t len);
  * the error (fn returning nonzero also stops with -1, fn prints).
  */
 int unfold_read(FILE *f, const char *cmd, const char *file, unfold_fn fn, void *ctx);
+/* The same, and the graph's count unit (its root's "all (N UNIT, 100%)":
+ * the --countname it was made with) into unit (unitlen bytes, cut, NUL
+ * ended) when it is not NULL. */
+int unfold_read_unit(FILE *f, const char *cmd, const char *file, unfold_fn fn, void *ctx,
+		     char *unit, size_t unitlen);
 
 /* offwake-svg unfold GRAPH.svg */
 int unfold_main(int argc, char **argv);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # export_stacks.py - print a profile's stacks as folded lines, identical
 # stacks summed, sorted: for tests/t_export.sh to compare what pprof and
-# speedscope read from our exports with the folded input.
+# speedscope read from our exports with the folded input (whose empty
+# frames the exports leave out: "a;;b;; 1" reads as "a;b 1").
 #   export_stacks.py folded FILE        folded text
 #   export_stacks.py pprof-raw FILE     the output of `go tool pprof -raw`
 #   export_stacks.py speedscope FILE    speedscope JSON (root-first stacks)
@@ -25,7 +26,7 @@ def folded(path):
             line = line.rstrip("\n")
             stack, _, count = line.rpartition(" ")
             if stack:
-                out[stack] += int(count)
+                out[";".join(f for f in stack.split(";") if f)] += int(count)
     return out
 
 

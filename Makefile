@@ -19,7 +19,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
-LDLIBS   := -lbpf -ldw -ldebuginfod -lelf -lz -llzma -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
+LDLIBS   := -lbpf -ldw -lelf -lz -llzma -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
 	    -lprotobuf-c -ljson-c
 
 ifeq ($(SANITIZE),1)
@@ -151,7 +151,7 @@ $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(LDFLAGS) $(CAP_WRAP) $< -o $@ \
-		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -ldebuginfod -lelf -lz -llzma -liberty \
+		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -lz -llzma -liberty \
 		$(LDLIBS_RENDER) -ldl
 
 # Go function tables of each layout made in memory (src/symbols/gopclntab.c).
@@ -163,7 +163,7 @@ $(OUT)/tests/t_gopclntab: tests/unit_src/t_gopclntab.c tests/unit_src/check.h \
 # User-space names of a live process's addresses, without BPF (tests/t_names.sh).
 $(OUT)/tests_src/usymname: tests/tools/usymname.c $(OUT)/tests_src/libcapunits.a
 	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(OUT)/tests_src/libcapunits.a \
-		-ldebuginfod -lelf -lz -llzma -liberty
+		-lelf -lz -llzma -liberty
 
 # A format added as one file and one row of the writers' table: offwake-svg
 # with tests/unit_src/export_test.c and writers.c's OW_TEST_WRITER row

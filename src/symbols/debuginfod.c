@@ -11,7 +11,12 @@
  * request once the deadline has passed, and later ones are not made.
  * usyms.c asks, after the capture, for the files whose frames are shown
  * and have no symbols here; it checks the build id of what it gets.
+ * The library is loaded at the first request (dlopen, as elfutils' own
+ * libdwfl does): it brings libcurl and GnuTLS, whose start-up every run
+ * would otherwise pay (and which fails under a small address-space
+ * limit: render's out-of-memory tests).
  */
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +32,36 @@ static struct {
 	double deadline;	/* monotonic seconds */
 	struct dbgfetch_stats st;
 } g;
+
+/* The library's functions we call, from dlopen(). */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int,
+			      char **);
+	void (*end)(debuginfod_client *);
+} lib;
+
+/* lib, from libdebuginfod.so.1; false (said once) when it cannot be. */
+static bool load_lib(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (h) {
+		lib.begin = (debuginfod_client *(*)(void))dlsym(h, "debuginfod_begin");
+		lib.set_progressfn = (void (*)(debuginfod_client *, debuginfod_progressfn_t))
+			dlsym(h, "debuginfod_set_progressfn");
+		lib.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int, char **))
+			dlsym(h, "debuginfod_find_debuginfo");
+		lib.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
+		if (lib.begin && lib.set_progressfn && lib.find_debuginfo && lib.end)
+			return true;
+	}
+	ow_err("DEBUGINFOD_URLS is set, but libdebuginfod.so.1 (Debian's libdebuginfod1) cannot be used: %s",
+	       dlerror());
+	memset(&lib, 0, sizeof(lib));
+	return false;
+}
 
 static double mono_s(void)
 {
@@ -60,9 +95,9 @@ static bool start(void)
 		g.started = true;
 		g.deadline = mono_s() + budget;
 		g.st.budget = budget;
-		g.client = debuginfod_begin();
+		g.client = load_lib() ? lib.begin() : NULL;
 		if (g.client)
-			debuginfod_set_progressfn(g.client, progress);
+			lib.set_progressfn(g.client, progress);
 	}
 	return g.client;
 }
@@ -81,7 +116,7 @@ int dbgfetch_file(const unsigned char *id, size_t len, char **path)
 	}
 	t0 = mono_s();
 	g.st.asked++;
-	fd = debuginfod_find_debuginfo(g.client, id, (int)len, path);
+	fd = lib.find_debuginfo(g.client, id, (int)len, path);
 	g.st.seconds += mono_s() - t0;
 	if (fd >= 0) {
 		int rfd = ow_open_file(*path);	/* regular files only */
@@ -117,6 +152,6 @@ void dbgfetch_unused(void)
 void dbgfetch_end(void)
 {
 	if (g.client)
-		debuginfod_end(g.client);
+		lib.end(g.client);
 	memset(&g, 0, sizeof(g));
 }

@@ -55,8 +55,8 @@ build() {
 	done
 	$CLANG $FLAGS $(pkg-config --cflags libxml-2.0) tests/fuzz/fuzz_render.c "${objs[@]}" -lpcre2-8 -lm \
 		$(pkg-config --cflags --libs libxml-2.0) -o "$OUT/fuzz_render"
-	$CLANG $FLAGS tests/fuzz/fuzz_maps.c "${sym[@]}" -ldebuginfod -lelf -lz -llzma -liberty -o "$OUT/fuzz_maps"
-	$CLANG $FLAGS tests/fuzz/fuzz_elf.c "${sym[@]}" -ldebuginfod -lelf -lz -llzma -liberty -o "$OUT/fuzz_elf"
+	$CLANG $FLAGS tests/fuzz/fuzz_maps.c "${sym[@]}" -lelf -lz -llzma -liberty -o "$OUT/fuzz_maps"
+	$CLANG $FLAGS tests/fuzz/fuzz_elf.c "${sym[@]}" -lelf -lz -llzma -liberty -o "$OUT/fuzz_elf"
 	# reading SVGs back: unfold.c with what it uses of common/
 	$CLANG $FLAGS $(pkg-config --cflags libxml-2.0) tests/fuzz/fuzz_unfold.c src/reports/unfold.c \
 		src/common/util.c src/common/htab.c $(pkg-config --libs libxml-2.0) -lm -o "$OUT/fuzz_unfold"

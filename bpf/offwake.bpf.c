@@ -279,6 +279,13 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* A record for user space of size bytes (unwind_copy.bpf.h); 0 or an
+ * error (no room: the caller does without). */
+static __always_inline long send_record(void *data, __u64 size)
+{
+	return bpf_ringbuf_output(&events, data, size, 0);
+}
+
 /* One step of the stack hash: xor in a frame, multiply, fold. */
 static __always_inline __u64 hash_step(__u64 h, __u64 x)
 {
@@ -305,7 +312,7 @@ static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
 		len = uw_user_stack(bpf_get_current_task_btf(), ips);
-		if (len >= 0)
+		if (len >= 0 || len == UW_DEFERRED)
 			return len;
 	}
 	return bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
@@ -328,6 +335,8 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	if (!st)
 		return ENOSPC;
 	len = take_stack(ctx, st->ips, flags, btf);
+	if (len == UW_DEFERRED)		/* its own reference (unwind_copy.h) */
+		return st->ips[0];
 	if (len < 0) {
 		count(&losses, len == -EFAULT ? OW_LOSS_STACK_FAULT :
 						OW_LOSS_STACK_OTHER);
@@ -339,7 +348,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	h = hash_step(flags, nr);
 	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
 		h = hash_step(h, st->ips[i]);
-	h = hash_end(h) | OW_STACK_HASH;
+	h = (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
 	slot = h & seen_mask;
 	sent = bpf_map_lookup_elem(&seen, &slot);
 	if (!sent)
@@ -726,9 +735,12 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 
 	if (ti)
 		ti->seen = 0;
-	/* the old image's tables describe other code: frame pointers until
-	 * user space has loaded the new image's */
+	/* the old image's tables describe other code: its stacks are
+	 * deferred until user space has loaded the new image's (asked for
+	 * afresh: the once-a-second limit was the old image's) */
 	bpf_map_delete_elem(&umaps, &tgid);
+	bpf_map_delete_elem(&asked, &tgid);
+	bpf_map_delete_elem(&defers, &tgid);
 	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
 }
 

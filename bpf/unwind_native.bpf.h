@@ -15,15 +15,20 @@
  * interpreter's: CPython) goes beside it, in a header of its own.
  *
  * The includer provides vmlinux_min.h, the bpf/ helpers' headers and
- * offwake.h, and the two functions declared below: count() (a per-CPU
- * counter) and send_event() (a record for user space: here, to ask for a
- * process's tables).
+ * offwake.h, and the functions declared below: count() (a per-CPU
+ * counter), send_event() (a record for user space: here, to ask for a
+ * process's tables) and unwind_copy.bpf.h's send_record().  A stack it
+ * cannot walk because its process's tables are late is deferred
+ * (unwind_copy.bpf.h): uw_user_stack() returns UW_DEFERRED, and the
+ * stack's reference in ips[0].
  */
 #ifndef UNWIND_NATIVE_BPF_H
 #define UNWIND_NATIVE_BPF_H
 
 static __always_inline void count(void *map, __u32 idx);
 static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid);
+
+#include "unwind_copy.bpf.h"	/* where tables are late: walked later */
 
 /* Set by user space before load: enum below. */
 const volatile __u32 unwind_mode = 0;
@@ -158,6 +163,8 @@ struct uw_walk {
 	__u8 exact;		/* ip is an interrupted pc, not a return address */
 	__u8 cfi, fp;		/* frames found by each method */
 	__u8 stop;		/* enum ow_unwind_stat, or OW_UW_NR: none yet */
+	__u64 miss;		/* a pc found by CFI in no mapping of um
+				 * (tables late?), 0: none */
 };
 
 /*
@@ -271,8 +278,8 @@ static int uw_step(__u32 i, void *ctx)
 			r = &ce->row;
 	}
 	k = !r && w->um ? uw_map(w->um, w->ip) : -1;
-	if (!r && w->um && k < 0)
-		ask_tables(w->tgid);	/* a library loaded since (dlopen)? */
+	if (!r && w->um && k < 0 && !w->miss)	/* a library loaded since? */
+		w->miss = w->fp ? 1 : w->ip;	/* (1: no frame to defer for) */
 	if (k >= 0) {
 		barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask
 					 * is the bound the verifier sees */
@@ -363,12 +370,17 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct uw_walk w = {};
 	__u32 tgid = task->tgid, zero = 0;
+	long len;
 
 	if (BPF_CORE_READ(regs, cs) != USER_CS)
 		return -1;
 	w.um = bpf_map_lookup_elem(&umaps, &tgid);
-	if (!w.um)
+	if (!w.um) {		/* no tables yet: walked later, or asked for */
+		len = uw_defer(task, regs, tgid, 0, BPF_CORE_READ(regs, ip), ips);
+		if (len)
+			return len;
 		ask_tables(tgid);
+	}
 	if (!w.um && unwind_mode == UNWIND_AUTO) {
 		count(&unwind_stats, OW_UW_FP);
 		return user_stack_fp(task, ips);
@@ -384,6 +396,13 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 	bpf_loop(OW_MAX_STACK_DEPTH, uw_step, &w, 0);
 	if (w.stop == OW_UW_NR)
 		w.stop = OW_UW_STOP_DEPTH;
+	if (w.miss) {		/* a pc in a library mapped since? */
+		len = w.miss > 1 ? uw_defer(task, regs, tgid, w.um ? w.um->gen : 0,
+					    w.miss, ips) : 0;
+		if (len)
+			return len;
+		ask_tables(tgid);
+	}
 	count(&unwind_stats, w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP);
 	count(&unwind_stats, w.stop);
 	return w.n * sizeof(__u64);

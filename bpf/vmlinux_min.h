@@ -60,10 +60,22 @@ struct task_struct {
 
 /* arch/x86/include/asm/ptrace.h (x86-64 names) */
 struct pt_regs {
+	unsigned long bx;
 	unsigned long bp;
 	unsigned long ip;
 	unsigned long cs;
 	unsigned long sp;
+} __attribute__((preserve_access_index));
+
+/* include/linux/mm_types.h: bpf_find_vma()'s callback's view (vm_flags is
+ * in an anonymous union since 6.3: CO-RE finds it there) */
+#define VM_EXEC		0x00000004
+struct file;
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	unsigned long vm_flags;
+	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
 /* Kernels before 5.14 call the state field "state". */

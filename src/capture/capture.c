@@ -30,6 +30,13 @@
  * Symbolising can take a while (a burst of new stacks, ELF files to
  * read), so the ring buffer is read every KEEP_UP keys meanwhile.
  *
+ * A user stack the kernel side could not walk because its process's
+ * unwind tables were not in place yet comes as a copy of the stack's top
+ * (bpf/unwind_copy.h), under a reference of its own: the copy waits
+ * (native_defer.c) until the tables are built, between two ring buffer
+ * reads, and is then walked into a stack under that reference, before
+ * the drain that may find keys referring to it (those wait in pending).
+ *
  * Process events from the ring buffer make us read /proc/PID/maps while
  * the process is alive (procmaps.c), so frames of processes that exit
  * before the end are still named.  Every SWEEP_MS, processes gone for
@@ -76,6 +83,8 @@
 #define GRACE_S		3.0
 #define FILE_IDLE	60		/* sweeps an unused ELF file is kept */
 #define CFI_BUDGET_MS	200		/* building unwind tables, per loop */
+#define DEFER_MAX_MB	64		/* deferred stacks' copies waiting */
+#define DEFER_END_MS	2000		/* at the end: tables for them */
 /*
  * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
  * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
@@ -352,7 +361,21 @@ static void slow_down(double t0)
 
 static void handle_process_event(struct capture *c, const struct ow_event *e);
 
-/* A record of the ring buffer: a stack, or a process event. */
+/* A deferred stack (a copy of its top): kept until its process's tables
+ * are in, which are looked at again (a library mapped since?). */
+static void got_copy(struct capture *c, const void *data, size_t len)
+{
+	const struct ow_ucopy *u = data;
+
+	if (!c->defer || uw_defer_add(c->defer, data, len) < 0) {
+		c->drain_errors += !c->defer || errno == ENOMEM;
+		return;
+	}
+	cfi_refresh(c->cfi, u->tgid, u->ns);
+}
+
+/* A record of the ring buffer: a stack, a deferred stack, or a process
+ * event. */
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct capture *c = ctx;
@@ -362,6 +385,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 	if (len >= sizeof(e->type) && e->type == OW_EV_STACK) {
 		if (stacks_add(&c->stacks, data, len) < 0)
 			c->drain_errors++;
+	} else if (len >= sizeof(e->type) && e->type == OW_EV_UCOPY) {
+		got_copy(c, data, len);
 	} else if (len >= sizeof(*e)) {
 		handle_process_event(c, e);
 	}
@@ -707,6 +732,36 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 	progress_status(pg, text);
 }
 
+/* Whether tgid's tables are in: its deferred stacks can be walked. */
+static bool tables_in(void *ctx, uint32_t tgid)
+{
+	struct capture *c = ctx;
+
+	return !cfi_pending(c->cfi, tgid);
+}
+
+/* A deferred stack walked: stored as if the kernel side had sent it. */
+static void got_walked(void *ctx, const struct ow_stack *st, size_t len)
+{
+	handle_event(ctx, (void *)st, len);
+}
+
+/* Walk the deferred stacks whose tables are in (final: every one, their
+ * tables built first while time allows). */
+static void walk_deferred(struct capture *c, bool final)
+{
+	if (!c->defer)
+		return;
+	if (final) {
+		uw_defer_get_stats(c->defer, &c->defer_st);
+		if (c->defer_st.kept)
+			cfi_work(c->cfi, DEFER_END_MS, NULL, NULL);
+	}
+	uw_defer_walk(c->defer, tables_in, got_walked, c);
+	if (final)
+		uw_defer_walk(c->defer, NULL, got_walked, c);
+}
+
 /* ring_buffer__consume() between two table builds */
 static void keep_up(void *ctx)
 {
@@ -739,7 +794,11 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 	c->cfi = cfi_new(c->pm, bpf_map__fd(rows), c->rows,
 			 bpf_map__max_entries(rows),
 			 bpf_map__fd(c->skel->maps.umaps));
-	if (!c->cfi) {
+	c->defer = uw_defer_new(bpf_map__fd(c->skel->maps.umaps), c->rows,
+				bpf_map__max_entries(rows),
+				c->unwind == OW_UNWIND_CFI,
+				(size_t)DEFER_MAX_MB << 20);
+	if (!c->cfi || !c->defer) {
 		ow_err("starting the unwinder: %s", strerror(ENOMEM));
 		return -1;
 	}
@@ -841,6 +900,7 @@ static double tick_tables(struct capture *c, double t)
 	if (c->cfi)	/* not past the end of the capture */
 		cfi_work(c->cfi, c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
 				 CFI_BUDGET_MS, keep_up, c);
+	walk_deferred(c, false);
 	return 0;	/* every pass */
 }
 
@@ -1051,6 +1111,7 @@ int capture_finish(struct capture *c)
 	c->finished = true;
 	ring_buffer__consume(c->rb);
 	err = fetch_backlog(c);
+	walk_deferred(c, true);
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)
@@ -1060,6 +1121,9 @@ int capture_finish(struct capture *c)
 		take_lost(c);
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
+	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
+	if (c->defer)
+		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
 	if (c->cfi)
 		cfi_get_stats(c->cfi, &c->cfi_st);
@@ -1113,6 +1177,7 @@ void capture_free(struct capture *c)
 	c->stacks.forget = NULL;	/* the kernel side is gone */
 	c->stacks.freed = NULL;
 	ring_buffer__free(c->rb);
+	uw_defer_free(c->defer);
 	cfi_free(c->cfi);
 	if (c->rows)
 		munmap(c->rows, c->rows_len);
@@ -1167,6 +1232,26 @@ void capture_report_losses(const struct capture *c)
 			(unsigned long long)c->stacks.bad);
 }
 
+/* What became of the stacks deferred for want of tables (unwind_copy.h). */
+static void report_deferred(const struct capture *c)
+{
+	const struct uw_defer_stats *d = &c->defer_st;
+
+	if (!c->df[OW_DF_SENT] && !c->df[OW_DF_NO_ROOM] && !c->df[OW_DF_LIMIT])
+		return;
+	fprintf(stderr, OW_PROG ": deferred user stacks (their tables not in place yet): %llu, walked once they were: %llu reached the outermost frame, %llu cut by the %d KiB copy, %llu ended otherwise, %llu walked before their tables (at the end, or %d MB waiting); up to %.1f MB of copies waited\n",
+		(unsigned long long)c->df[OW_DF_SENT],
+		(unsigned long long)d->whole, (unsigned long long)d->cut,
+		OW_UCOPY_MAX / 1024, (unsigned long long)d->other,
+		(unsigned long long)d->early, DEFER_MAX_MB,
+		d->bytes_max / 1048576.0);
+	if (c->df[OW_DF_NO_ROOM] || c->df[OW_DF_LIMIT])
+		fprintf(stderr, OW_PROG ": warning: %llu user stacks walked by frame pointers while their tables were late: %llu found the ring buffer full (raise --ring-buffer-size), %llu past %d deferrals of one process per version of its tables\n",
+			(unsigned long long)(c->df[OW_DF_NO_ROOM] + c->df[OW_DF_LIMIT]),
+			(unsigned long long)c->df[OW_DF_NO_ROOM],
+			(unsigned long long)c->df[OW_DF_LIMIT], OW_DEFER_PER_GEN);
+}
+
 void capture_report_unwind(const struct capture *c)
 {
 	static const char *const why[OW_UW_NR] = {
@@ -1199,6 +1284,7 @@ void capture_report_unwind(const struct capture *c)
 		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
 		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
 		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms);
+	report_deferred(c);
 	if (st->no_cfi || st->unreadable)
 		fprintf(stderr, OW_PROG ": note: %zu files without unwind tables and %zu unreadable: their frames were walked by frame pointers\n",
 			st->no_cfi, st->unreadable);

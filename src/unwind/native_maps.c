@@ -15,8 +15,9 @@
  * frame pointers, and the summary says so.
  *
  * Processes: the umaps entry of a process (key: tgid) lists its
- * executable mappings that have tables, sorted, with what turns an
- * address into a row pc.  It is written when the process is first seen
+ * executable file mappings, sorted, with what turns an address into a row
+ * pc (a file without a table: no rows, so the walker knows it and takes
+ * its frames by frame pointers instead of waiting for a table).  It is written when the process is first seen
  * and after an exec (ring buffer events, queued: tables are built in the
  * main loop, not in the event callback), copied from the parent at fork,
  * and looked at again every few seconds for libraries loaded later
@@ -62,6 +63,7 @@ struct cfi_proc {
 	struct cfi_file **files;	/* references held */
 	size_t nfiles;
 	double queued;		/* when queued, 0: not queued */
+	uint64_t learned_ns;	/* when cfi_refresh() last read its maps */
 };
 
 struct range {
@@ -362,8 +364,15 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		files[nfiles++] = f;
 		f->refs++;
 		f->idle = 0;
-		if (!f->nrows)
+		if (!f->nrows) {	/* known, without a table */
+			if (um.n == OW_UMAPS) {
+				c->st.over_maps++;
+				continue;
+			}
+			um.m[um.n++] = (struct ow_umap){
+				.start = m->start, .end = m->end };
 			continue;
+		}
 		for (size_t k = 0; k < f->nsegs; k++) {
 			const struct seg *s = &f->segs[k];
 
@@ -388,10 +397,8 @@ static void update(struct cfi *c, struct cfi_proc *p,
 	p->nfiles = nfiles;
 	p->version = version;
 	um.gen = ++c->gen;	/* rows the walkers cached are stale */
-	if (um.n)
-		bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
-	else
-		bpf_map_delete_elem(c->umaps_fd, &p->tgid);
+	/* (even with none: the walker then knows the tables are in) */
+	bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
 }
 
 void cfi_queue(struct cfi *c, uint32_t tgid)
@@ -405,6 +412,37 @@ void cfi_queue(struct cfi *c, uint32_t tgid)
 	c->queue[c->nqueue++] = tgid;
 	p->queued = now_ms();
 	p->version = 0;		/* read again, even if the same maps */
+}
+
+void cfi_refresh(struct cfi *c, uint32_t tgid, uint64_t ns)
+{
+	struct cfi_proc *p = get_proc(c, tgid);
+	uint64_t version = 0;
+	struct timespec ts;
+	size_t n;
+
+	if (!p || p->learned_ns > ns)	/* read since: they hold it */
+		return;
+	/* first in the queue (its newest end): a stack waits for it */
+	for (size_t i = 0; p->queued && i + 1 < c->nqueue; i++)
+		if (c->queue[i] == tgid) {
+			memmove(&c->queue[i], &c->queue[i + 1],
+				(c->nqueue - i - 1) * sizeof(*c->queue));
+			c->queue[c->nqueue - 1] = tgid;
+			break;
+		}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	p->learned_ns = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	procmaps_learn(c->pm, tgid);
+	if (!procmaps_current(c->pm, tgid, &n, &version) || version != p->version)
+		cfi_queue(c, tgid);
+}
+
+bool cfi_pending(const struct cfi *c, uint32_t tgid)
+{
+	const struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+
+	return p && p->queued;
 }
 
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
@@ -444,9 +482,12 @@ size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		if (!p || !p->queued)	/* gone (cfi_sweep()), or a stale
 					 * entry of a reused tgid */
 			continue;
-		update(c, p, between, ctx);
-		lag = now_ms() - p->queued;
+		/* not queued while built: between() may queue it again
+		 * (maps changed meanwhile, cfi_refresh()) */
+		lag = p->queued;
 		p->queued = 0;
+		update(c, p, between, ctx);
+		lag = now_ms() - lag;
 		c->st.lag_sum_ms += lag;
 		c->st.lags++;
 		if (lag > c->st.lag_max_ms)

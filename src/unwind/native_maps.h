@@ -41,6 +41,12 @@ void cfi_free(struct cfi *c);
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */
 void cfi_queue(struct cfi *c, uint32_t tgid);
+/* A stack of tgid was deferred at ns (CLOCK_MONOTONIC): its tables were
+ * late (a library mapped since?).  Read its maps again unless read since
+ * then, and queue it when they changed; it goes first in the queue. */
+void cfi_refresh(struct cfi *c, uint32_t tgid, uint64_t ns);
+/* Whether tgid's tables are still to be (re)built. */
+bool cfi_pending(const struct cfi *c, uint32_t tgid);
 /* A new process: it has its parent's maps, and so its tables, now. */
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
 /*

@@ -732,32 +732,33 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 	progress_status(pg, text);
 }
 
-/* Whether tgid's tables are in: its deferred stacks can be walked. */
-static bool tables_in(void *ctx, uint32_t tgid)
-{
-	struct capture *c = ctx;
-
-	return !cfi_pending(c->cfi, tgid);
-}
-
 /* A deferred stack walked: stored as if the kernel side had sent it. */
 static void got_walked(void *ctx, const struct ow_stack *st, size_t len)
 {
 	handle_event(ctx, (void *)st, len);
 }
 
-/* Walk the deferred stacks whose tables are in (final: every one, their
- * tables built first while time allows). */
-static void walk_deferred(struct capture *c, bool final)
+static void keep_up(void *ctx);
+
+/* Whether tgid's tables are in, built now (first: a stack waits for
+ * them) until c->defer_until. */
+static bool build_tables(void *ctx, uint32_t tgid)
+{
+	struct capture *c = ctx;
+
+	if (cfi_pending(c->cfi, tgid) && now_s() < c->defer_until)
+		cfi_build(c->cfi, tgid, keep_up, c);
+	return !cfi_pending(c->cfi, tgid);
+}
+
+/* Walk the deferred stacks whose tables are in, theirs built first for
+ * up to ms (final: then every one, with what tables there are). */
+static void walk_deferred(struct capture *c, double ms, bool final)
 {
 	if (!c->defer)
 		return;
-	if (final) {
-		uw_defer_get_stats(c->defer, &c->defer_st);
-		if (c->defer_st.kept)
-			cfi_work(c->cfi, DEFER_END_MS, NULL, NULL);
-	}
-	uw_defer_walk(c->defer, tables_in, got_walked, c);
+	c->defer_until = now_s() + ms / 1e3;
+	uw_defer_walk(c->defer, build_tables, got_walked, c);
 	if (final)
 		uw_defer_walk(c->defer, NULL, got_walked, c);
 }
@@ -897,10 +898,14 @@ static double tick_status(struct capture *c, double t)
 
 static double tick_tables(struct capture *c, double t)
 {
-	if (c->cfi)	/* not past the end of the capture */
-		cfi_work(c->cfi, c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
-				 CFI_BUDGET_MS, keep_up, c);
-	walk_deferred(c, false);
+	double ms = c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
+		    CFI_BUDGET_MS;	/* not past the end of the capture */
+
+	if (!c->cfi)
+		return 0;
+	walk_deferred(c, ms, false);	/* stacks wait for these: first */
+	cfi_work(c->cfi, ms, keep_up, c);
+	walk_deferred(c, 0, false);
 	return 0;	/* every pass */
 }
 
@@ -1111,7 +1116,7 @@ int capture_finish(struct capture *c)
 	c->finished = true;
 	ring_buffer__consume(c->rb);
 	err = fetch_backlog(c);
-	walk_deferred(c, true);
+	walk_deferred(c, DEFER_END_MS, true);
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)

@@ -67,6 +67,7 @@ struct capture {
 	struct uw_defer *defer;		/* deferred user stacks (NULL: fp) */
 	uint64_t df[OW_DF_NR];		/* the kernel side's deferrals */
 	struct uw_defer_stats defer_st;
+	double defer_until;		/* tables built for them until then */
 	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
 	bool cmd_done;			/* -- CMD exited, with cmd_status */
 	int cmd_status;

@@ -128,9 +128,11 @@ size_t uw_defer_walk(struct uw_defer *d,
 		     void (*got)(void *ctx, const struct ow_stack *st, size_t len),
 		     void *ctx)
 {
-	size_t k = 0, done = 0;
+	size_t n = d->n, k = 0, done = 0;
 
-	for (size_t i = 0; i < d->n; i++) {
+	/* ready() may read the ring buffer: copies added meanwhile go
+	 * after the n looked at (d->q may move) */
+	for (size_t i = 0; i < n; i++) {
 		struct kept *c = d->q[i];
 		bool in = ready && ready(ctx, c->tgid);
 
@@ -142,7 +144,8 @@ size_t uw_defer_walk(struct uw_defer *d,
 			d->q[k++] = c;
 		}
 	}
-	d->n = k;
+	memmove(&d->q[k], &d->q[n], (d->n - n) * sizeof(*d->q));
+	d->n = k + d->n - n;
 	return done;
 }
 

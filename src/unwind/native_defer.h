@@ -42,7 +42,8 @@ int uw_defer_add(struct uw_defer *d, const void *rec, size_t len);
  * Walk the kept copies whose process has its tables in (ready(ctx, tgid)
  * true; every copy when ready is NULL: counted as early), handing each stack record made
  * (OW_EV_STACK, hash: the copy's reference) to got(ctx, record, length).
- * Returns how many were walked.
+ * ready() may add copies (they wait for the next call).  Returns how many
+ * were walked.
  */
 size_t uw_defer_walk(struct uw_defer *d,
 		     bool (*ready)(void *ctx, uint32_t tgid),

@@ -423,14 +423,6 @@ void cfi_refresh(struct cfi *c, uint32_t tgid, uint64_t ns)
 
 	if (!p || p->learned_ns > ns)	/* read since: they hold it */
 		return;
-	/* first in the queue (its newest end): a stack waits for it */
-	for (size_t i = 0; p->queued && i + 1 < c->nqueue; i++)
-		if (c->queue[i] == tgid) {
-			memmove(&c->queue[i], &c->queue[i + 1],
-				(c->nqueue - i - 1) * sizeof(*c->queue));
-			c->queue[c->nqueue - 1] = tgid;
-			break;
-		}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->learned_ns = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	procmaps_learn(c->pm, tgid);
@@ -467,6 +459,29 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	p->version = pp->version;
 }
 
+/* Build the queued process p's tables now (its queue slot is then
+ * skipped); 1, or 0 when it was not queued. */
+static size_t build(struct cfi *c, struct cfi_proc *p,
+		    void (*between)(void *), void *ctx)
+{
+	double lag;
+
+	if (!p || !p->queued)	/* gone (cfi_sweep()), a stale entry of a
+				 * reused tgid, or built out of turn */
+		return 0;
+	/* not queued while built: between() may queue it again (maps
+	 * changed meanwhile, cfi_refresh()) */
+	lag = p->queued;
+	p->queued = 0;
+	update(c, p, between, ctx);
+	lag = now_ms() - lag;
+	c->st.lag_sum_ms += lag;
+	c->st.lags++;
+	if (lag > c->st.lag_max_ms)
+		c->st.lag_max_ms = lag;
+	return 1;
+}
+
 size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		void *ctx)
 {
@@ -476,25 +491,16 @@ size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 	/* one at a time: update() may call between(), which may queue */
 	while (c->nqueue && now_ms() < until) {
 		uint32_t tgid = c->queue[--c->nqueue];
-		struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
-		double lag;
 
-		if (!p || !p->queued)	/* gone (cfi_sweep()), or a stale
-					 * entry of a reused tgid */
-			continue;
-		/* not queued while built: between() may queue it again
-		 * (maps changed meanwhile, cfi_refresh()) */
-		lag = p->queued;
-		p->queued = 0;
-		update(c, p, between, ctx);
-		lag = now_ms() - lag;
-		c->st.lag_sum_ms += lag;
-		c->st.lags++;
-		if (lag > c->st.lag_max_ms)
-			c->st.lag_max_ms = lag;
-		done++;
+		done += build(c, htab_get(&c->procs, tgid, 0), between, ctx);
 	}
 	return done;
+}
+
+void cfi_build(struct cfi *c, uint32_t tgid, void (*between)(void *),
+	       void *ctx)
+{
+	build(c, htab_get(&c->procs, tgid, 0), between, ctx);
 }
 
 void cfi_sweep(struct cfi *c, unsigned idle)

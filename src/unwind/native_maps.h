@@ -43,10 +43,14 @@ void cfi_free(struct cfi *c);
 void cfi_queue(struct cfi *c, uint32_t tgid);
 /* A stack of tgid was deferred at ns (CLOCK_MONOTONIC): its tables were
  * late (a library mapped since?).  Read its maps again unless read since
- * then, and queue it when they changed; it goes first in the queue. */
+ * then, and queue it when they changed. */
 void cfi_refresh(struct cfi *c, uint32_t tgid, uint64_t ns);
 /* Whether tgid's tables are still to be (re)built. */
 bool cfi_pending(const struct cfi *c, uint32_t tgid);
+/* Build them now, out of the queue's turn (a deferred stack waits);
+ * between() as for cfi_work(). */
+void cfi_build(struct cfi *c, uint32_t tgid, void (*between)(void *),
+	       void *ctx);
 /* A new process: it has its parent's maps, and so its tables, now. */
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
 /*

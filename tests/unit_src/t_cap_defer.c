@@ -109,6 +109,13 @@ static bool ready(void *ctx, uint32_t tgid)
 	return ready_flag && tgid == TGID;
 }
 
+/* ready() reading the ring buffer: a copy arrives during the walk */
+static bool ready_adding(void *ctx, uint32_t tgid)
+{
+	uw_defer_add(ctx, &rec, OW_UCOPY_HEAD + rec.len);
+	return true;
+}
+
 static void test_queue(void)
 {
 	struct uw_defer *d = uw_defer_new(UMAPS_FD, rows, 4, false, 1 << 20);
@@ -163,11 +170,18 @@ static void test_queue(void)
 	check(gots == 1 && st.early == 1,
 	      "defer: past the memory bound, walked at once (early)",
 	      "%d walked, %llu early", gots, (unsigned long long)st.early);
+	gots = 0;
 	uw_defer_add(d, &rec, len);
+	uw_defer_walk(d, ready_adding, got, d);
+	uw_defer_get_stats(d, &st);
+	check(gots == 1 && st.kept == 1,
+	      "defer: a copy added during a walk waits for the next",
+	      "%d walked, %zu kept", gots, st.kept);
 	have_entry = 0;		/* the process gone: frame pointers */
 	uw_defer_walk(d, NULL, got, NULL);
-	check(gots == 2, "defer: every copy is walked at the end",
-	      "%d walked", gots);
+	uw_defer_get_stats(d, &st);
+	check(gots == 2 && !st.kept, "defer: every copy is walked at the end",
+	      "%d walked, %zu kept", gots, st.kept);
 	uw_defer_free(d);
 }
 

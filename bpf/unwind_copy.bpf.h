@@ -66,12 +66,16 @@ static long uw_vma_is_code(struct task_struct *task, struct vm_area_struct *vma,
 }
 
 /* Whether ip is code of a file mapped in task (a busy mm counts as yes:
- * this is asked only where a table is missing). */
+ * this is asked only where a table is missing; so does a kernel without
+ * bpf_find_vma(): OW_DEFER_PER_GEN bounds it). */
 static __always_inline bool uw_file_code(struct task_struct *task, __u64 ip)
 {
 	int code = 0;
-	long err = bpf_find_vma(task, ip, uw_vma_is_code, &code, 0);
+	long err;
 
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
+		return true;
+	err = bpf_find_vma(task, ip, uw_vma_is_code, &code, 0);
 	return err == -16 /* EBUSY */ || (!err && code);
 }
 

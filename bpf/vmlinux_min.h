@@ -46,6 +46,12 @@ enum {
 	BPF_F_USER_STACK = 1 << 8,
 };
 
+/* include/uapi/linux/bpf.h: helpers that not every kernel has (their
+ * presence is read from the kernel's BTF at load time) */
+enum bpf_func_id {
+	BPF_FUNC_find_vma = 180,	/* 5.17 */
+};
+
 /* include/linux/sched.h */
 #define PF_KTHREAD	0x00200000
 #define TASK_COMM_LEN	16

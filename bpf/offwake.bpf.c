@@ -279,13 +279,6 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* A record for user space of size bytes (unwind_copy.bpf.h); 0 or an
- * error (no room: the caller does without). */
-static __always_inline long send_record(void *data, __u64 size)
-{
-	return bpf_ringbuf_output(&events, data, size, 0);
-}
-
 /* One step of the stack hash: xor in a frame, multiply, fold. */
 static __always_inline __u64 hash_step(__u64 h, __u64 x)
 {

@@ -13,13 +13,18 @@
  * with or without a table, so a file without CFI is known and not
  * deferred again; OW_DEFER_PER_GEN bounds the rest.
  *
- * The includer provides count() and send_record() (a ring buffer record;
- * 0 or an error).
+ * The copies have a ring buffer of their own (ucopies): they do not take
+ * the room of the stacks and process events, nor those theirs.  The
+ * includer provides count().
  */
 #ifndef UNWIND_COPY_BPF_H
 #define UNWIND_COPY_BPF_H
 
-static __always_inline long send_record(void *data, __u64 size);
+/* The copies for user space; sized by user space (as events). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);
+} ucopies SEC(".maps");
 
 /* The copy being made, per CPU. */
 struct {
@@ -148,7 +153,7 @@ static __always_inline long uw_defer(struct task_struct *task,
 	if (x.len > OW_UCOPY_MAX)
 		x.len = OW_UCOPY_MAX;
 	x.c->len = x.len;
-	if (send_record(x.c, OW_UCOPY_HEAD + x.len)) {
+	if (bpf_ringbuf_output(&ucopies, x.c, OW_UCOPY_HEAD + x.len, 0)) {
 		count(&defer_stats, OW_DF_NO_ROOM);
 		return 0;
 	}

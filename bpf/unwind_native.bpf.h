@@ -16,8 +16,8 @@
  *
  * The includer provides vmlinux_min.h, the bpf/ helpers' headers and
  * offwake.h, and the functions declared below: count() (a per-CPU
- * counter), send_event() (a record for user space: here, to ask for a
- * process's tables) and unwind_copy.bpf.h's send_record().  A stack it
+ * counter) and send_event() (a record for user space: here, to ask for a
+ * process's tables).  A stack it
  * cannot walk because its process's tables are late is deferred
  * (unwind_copy.bpf.h): uw_user_stack() returns UW_DEFERRED, and the
  * stack's reference in ips[0].

@@ -283,6 +283,10 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	 * backlogs (events: one per process at most, as a rule) */
 	capture_buffer_sizes(o, &rb_bytes, &backlog);
 	bpf_map__set_max_entries(s->maps.events, rb_bytes);
+	/* deferred stacks' copies (unwind_copy.h): a ring of their own, as
+	 * large, where the CFI walker runs */
+	bpf_map__set_max_entries(s->maps.ucopies, s->rodata->unwind_mode ?
+				 rb_bytes : 4096);
 	bpf_map__set_max_entries(s->maps.stack_backlog, backlog);
 	bpf_map__set_max_entries(s->maps.event_backlog, 65536);
 	/* --chain-depth: the keys grow by a level each (offwake.h) */
@@ -342,13 +346,17 @@ static const char *load_hint(int err)
 /*
  * OFFWAKE_SLOW_READER: sleep (factor - 1) times the work done since t0,
  * in slices of 2 ms or more (a sleep per record would cost more than the
- * record).
+ * record).  Not once the capture is ending (stop): wakeups still send
+ * records after the programs are disarmed, and a reader kept slow would
+ * never empty the ring buffer, so ring_buffer__poll() never returned to
+ * the loop (t_capture's backlog64 case ran for over 20 minutes on a busy
+ * machine).
  */
 static void slow_down(double t0)
 {
 	struct timespec ts;
 
-	if (slow_factor <= 1)
+	if (slow_factor <= 1 || stop)
 		return;
 	slow_debt += (now_s() - t0) * (slow_factor - 1);
 	if (slow_debt < 0.002)
@@ -838,6 +846,11 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
+	if (c->rb && ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ucopies),
+				      handle_event, c)) {
+		ring_buffer__free(c->rb);
+		c->rb = NULL;
+	}
 	if (!c->rb) {
 		ow_err("opening the event ring buffer: %s", strerror(errno));
 		return -1;

@@ -702,19 +702,26 @@ static __always_inline void on_fork(struct task_struct *parent,
 {
 	__u32 pid = BPF_CORE_READ(child, pid);
 	__u32 tgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	struct ow_umaps *um;
 
 	if (pid != tgid)
 		return;		/* a thread: its process is traced or not */
+	/* the child has its parent's maps, so its tables, from its first
+	 * block (user space's copy, with the files held, comes later: until
+	 * then its stacks would be deferred) */
+	if (unwind_mode != UNWIND_FP &&
+	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
+		bpf_map_update_elem(&umaps, &tgid, um, BPF_NOEXIST);
 	/* --follow: a traced process's child is traced from its first
 	 * switch (added here, in the kernel: no /proc polling, no gap) */
 	if (follow && filter_mode == FILTER_TGID) {
-		__u32 ptgid = BPF_CORE_READ(parent, tgid);
 		__u8 one = 1;
 
 		if (bpf_map_lookup_elem(&threads, &ptgid))
 			bpf_map_update_elem(&threads, &tgid, &one, BPF_ANY);
 	}
-	send_event(OW_EV_FORK, tgid, BPF_CORE_READ(parent, tgid));
+	send_event(OW_EV_FORK, tgid, ptgid);
 }
 
 /*

@@ -144,7 +144,8 @@ size_t uw_defer_walk(struct uw_defer *d,
 			d->q[k++] = c;
 		}
 	}
-	memmove(&d->q[k], &d->q[n], (d->n - n) * sizeof(*d->q));
+	if (d->n > n)
+		memmove(&d->q[k], &d->q[n], (d->n - n) * sizeof(*d->q));
 	d->n = k + d->n - n;
 	return done;
 }

@@ -709,10 +709,11 @@ static __always_inline void on_fork(struct task_struct *parent,
 		return;		/* a thread: its process is traced or not */
 	/* the child has its parent's maps, so its tables, from its first
 	 * block (user space's copy, with the files held, comes later: until
-	 * then its stacks would be deferred) */
+	 * then its stacks would be deferred); a stale entry of a reused tgid
+	 * is replaced */
 	if (unwind_mode != UNWIND_FP &&
 	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
-		bpf_map_update_elem(&umaps, &tgid, um, BPF_NOEXIST);
+		bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY);
 	/* --follow: a traced process's child is traced from its first
 	 * switch (added here, in the kernel: no /proc polling, no gap) */
 	if (follow && filter_mode == FILTER_TGID) {

@@ -140,13 +140,15 @@ CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
 	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
-	symbols/debuginfod.o unwind/native_tables.o)
+	symbols/debuginfod.o unwind/native_tables.o unwind/native_walk.o \
+	unwind/native_defer.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 $(OUT)/tests/t_cap_fold: CAP_WRAP := -Wl,--wrap=ksyms_load
 $(OUT)/tests/t_cap_cfi: CAP_WRAP := -Wl,--wrap=bpf_map_update_elem \
 	-Wl,--wrap=bpf_map_lookup_elem -Wl,--wrap=bpf_map_delete_elem
+$(OUT)/tests/t_cap_defer: CAP_WRAP := -Wl,--wrap=bpf_map_lookup_elem
 $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a
 	@mkdir -p $(@D)

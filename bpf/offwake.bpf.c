@@ -319,7 +319,7 @@ static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
 		len = uw_user_stack(bpf_get_current_task_btf(), ips);
-		if (len >= 0)
+		if (len >= 0 || len == UW_DEFERRED)
 			return len;
 	}
 	return bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
@@ -343,6 +343,8 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		return ENOSPC;
 	st->nr = 0;
 	len = take_stack(ctx, st->ips, flags, btf);
+	if (len == UW_DEFERRED)		/* its own reference (unwind_copy.h) */
+		return st->ips[0];
 	if (len < 0) {
 		count(&losses, len == -EFAULT ? OW_LOSS_STACK_FAULT :
 						OW_LOSS_STACK_OTHER);
@@ -355,7 +357,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	h = hash_step(flags, nr);
 	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
 		h = hash_step(h, st->ips[i]);
-	h = hash_end(h) | OW_STACK_HASH;
+	h = (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
 	slot = h & seen_mask;
 	sent = bpf_map_lookup_elem(&seen, &slot);
 	if (!sent)
@@ -789,19 +791,27 @@ static __always_inline void on_fork(struct task_struct *parent,
 {
 	__u32 pid = BPF_CORE_READ(child, pid);
 	__u32 tgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	struct ow_umaps *um;
 
 	if (pid != tgid)
 		return;		/* a thread: its process is traced or not */
+	/* the child has its parent's maps, so its tables, from its first
+	 * block (user space's copy, with the files held, comes later: until
+	 * then its stacks would be deferred); a stale entry of a reused tgid
+	 * is replaced */
+	if (unwind_mode != UNWIND_FP &&
+	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
+		bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY);
 	/* --follow: a traced process's child is traced from its first
 	 * switch (added here, in the kernel: no /proc polling, no gap) */
 	if (follow && filter_mode == FILTER_TGID) {
-		__u32 ptgid = BPF_CORE_READ(parent, tgid);
 		__u8 one = 1;
 
 		if (bpf_map_lookup_elem(&threads, &ptgid))
 			bpf_map_update_elem(&threads, &tgid, &one, BPF_ANY);
 	}
-	send_event(OW_EV_FORK, tgid, BPF_CORE_READ(parent, tgid));
+	send_event(OW_EV_FORK, tgid, ptgid);
 }
 
 /*
@@ -815,9 +825,12 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 
 	if (ti)
 		ti->seen = 0;
-	/* the old image's tables describe other code: frame pointers until
-	 * user space has loaded the new image's */
+	/* the old image's tables describe other code: its stacks are
+	 * deferred until user space has loaded the new image's (asked for
+	 * afresh: the once-a-second limit was the old image's) */
 	bpf_map_delete_elem(&umaps, &tgid);
+	bpf_map_delete_elem(&asked, &tgid);
+	bpf_map_delete_elem(&defers, &tgid);
 	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
 }
 

@@ -11,6 +11,7 @@
 #define OFFWAKE_H
 
 #include "unwind_native.h"
+#include "unwind_copy.h"
 
 #define OW_COMM_LEN	16
 #define OW_MAX_STACK_DEPTH	127
@@ -111,6 +112,8 @@ enum ow_event_type {
 	OW_EV_TABLES = 5,	/* a user stack of tgid was walked without
 				 * unwind tables (a waker not traced, or a
 				 * process not seen yet): load them */
+	OW_EV_UCOPY = 6,	/* struct ow_ucopy: a user stack to walk once
+				 * its process's tables are in (unwind_copy.h) */
 };
 
 struct ow_event {

@@ -15,15 +15,20 @@
  * interpreter's: CPython) goes beside it, in a header of its own.
  *
  * The includer provides vmlinux_min.h, the bpf/ helpers' headers and
- * offwake.h, and the two functions declared below: count() (a per-CPU
+ * offwake.h, and the functions declared below: count() (a per-CPU
  * counter) and send_event() (a record for user space: here, to ask for a
- * process's tables).
+ * process's tables).  A stack it
+ * cannot walk because its process's tables are late is deferred
+ * (unwind_copy.bpf.h): uw_user_stack() returns UW_DEFERRED, and the
+ * stack's reference in ips[0].
  */
 #ifndef UNWIND_NATIVE_BPF_H
 #define UNWIND_NATIVE_BPF_H
 
 static __always_inline void count(void *map, __u32 idx);
 static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid);
+
+#include "unwind_copy.bpf.h"	/* where tables are late: walked later */
 
 /* Set by user space before load: enum below. */
 const volatile __u32 unwind_mode = 0;
@@ -170,6 +175,8 @@ struct uw_walk {
 	/* (the u8s after n: a field put between them made this kernel's
 	 * verifier (6.18) fail uw_step with "verifier bug: callback
 	 * leftover stack slots": add new ones at the end) */
+	__u64 miss;		/* a pc found by CFI in no mapping of um
+				 * (tables late?), 0: none */
 };
 
 /*
@@ -344,8 +351,8 @@ static int uw_step(__u32 i, void *ctx)
 			r = &ce->row;
 	}
 	k = !r && w->um ? uw_map(w->um, w->ip) : -1;
-	if (!r && w->um && k < 0)
-		ask_tables(w->tgid);	/* a library loaded since (dlopen)? */
+	if (!r && w->um && k < 0 && !w->miss)	/* a library loaded since? */
+		w->miss = w->fp ? 1 : w->ip;	/* (1: no frame to defer for) */
 	if (k >= 0) {
 		barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask
 					 * is the bound the verifier sees */
@@ -451,12 +458,17 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct uw_walk w = {};
 	__u32 tgid = task->tgid, zero = 0;
+	long len;
 
 	if (BPF_CORE_READ(regs, cs) != USER_CS)
 		return -1;
 	w.um = bpf_map_lookup_elem(&umaps, &tgid);
-	if (!w.um)
+	if (!w.um) {		/* no tables yet: walked later, or asked for */
+		len = uw_defer(task, regs, tgid, 0, BPF_CORE_READ(regs, ip), ips);
+		if (len)
+			return len;
 		ask_tables(tgid);
+	}
 	if (!w.um && unwind_mode == UNWIND_AUTO) {
 		count(&unwind_stats, OW_UW_FP);
 		return user_stack_fp(task, ips);
@@ -474,6 +486,13 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 	bpf_loop(OW_MAX_STACK_DEPTH, uw_step, &w, 0);
 	if (w.stop == OW_UW_NR)
 		w.stop = OW_UW_STOP_DEPTH;
+	if (w.miss) {		/* a pc in a library mapped since? */
+		len = w.miss > 1 ? uw_defer(task, regs, tgid, w.um ? w.um->gen : 0,
+					    w.miss, ips) : 0;
+		if (len)
+			return len;
+		ask_tables(tgid);
+	}
 	count(&unwind_stats, w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP);
 	count(&unwind_stats, w.stop);
 	if (w.unfollowed)

@@ -46,6 +46,12 @@ enum {
 	BPF_F_USER_STACK = 1 << 8,
 };
 
+/* include/uapi/linux/bpf.h: helpers that not every kernel has (their
+ * presence is read from the kernel's BTF at load time) */
+enum bpf_func_id {
+	BPF_FUNC_find_vma = 180,	/* 5.17 */
+};
+
 /* include/linux/sched.h */
 #define PF_KTHREAD	0x00200000
 #define TASK_COMM_LEN	16
@@ -66,6 +72,17 @@ struct pt_regs {
 	unsigned long ip;
 	unsigned long cs;
 	unsigned long sp;
+} __attribute__((preserve_access_index));
+
+/* include/linux/mm_types.h: bpf_find_vma()'s callback's view (vm_flags is
+ * in an anonymous union since 6.3: CO-RE finds it there) */
+#define VM_EXEC		0x00000004
+struct file;
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	unsigned long vm_flags;
+	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
 /* Kernels before 5.14 call the state field "state". */

@@ -192,7 +192,8 @@ static const struct opt opts[] = {
 	{ 0, "ring-buffer-size", "MB", G_NONE, O_RINGBUF,
 	  "the buffer that brings stacks and process\n"
 	  "events to user space (default: 4 per CPU, 8 to\n"
-	  "256; rounded up to a power of 2)" },
+	  "256; rounded up to a power of 2); as much again\n"
+	  "for the copies of stacks whose tables are late" },
 	{ 0, "backlog", "N", G_NONE, O_BACKLOG,
 	  "stacks the kernel side keeps when the ring\n"
 	  "buffer is full, until read (default: by the\n"

@@ -95,3 +95,46 @@ if [ $st -eq 0 ] && [ -s "$TMPD/small" ] &&
 else
 	fail unwind_live_memory_limit "status $st: $(head -c 400 "$TMPD/small.err")"
 fi
+
+# 4. Blocks before any table could be built: a command the capture starts
+# (-- sh -c: a child of the shell, exec'd after tracing started) and a
+# process started during a system-wide capture block at once and for long
+# (the main thread on its input, a thread in nanosleep).  Their stacks are
+# deferred (a copy of the stack's top, walked once the tables are in):
+# whole from the first block, where frame pointers gave one frame.
+if cc "${CF[@]}" -o "$TMPD/ow_first" "$WL/firstblock.c" 2> "$TMPD/cc.err"; then
+	first_main='^ow_first;_start;__libc_start_main[^;]*;__libc_start_call_main;main;b1[^;]*;b2[^;]*;b3[^;]*;'
+	first_thread='^ow_first;[^;]*clone[^;]*;start_thread;sleeper[^;]*;t1[^;]*;t2[^;]*;'
+	# first_check NAME FILE STATUS
+	first_check() {
+		local m t
+		# (the blocked side's kernel frames: before the first '-')
+		m=$(share "$2" "$first_main" '^ow_first;[^-]*pipe_read;')
+		t=$(share "$2" "$first_thread" '^ow_first;[^-]*do_nanosleep;')
+		if [ "$3" -eq 0 ] && [ "$m" -ge 90 ] && [ "$t" -ge 90 ]; then
+			pass "unwind_live_first_block_$1 (main $m%, thread $t% whole)"
+		else
+			fail "unwind_live_first_block_$1" "status $3; whole: main $m%, thread $t% (want 90): $(grep -m2 '^ow_first;' "$2" | cut -c1-200 | tr '\n' '|')"
+		fi
+	}
+	"$OFFWAKE" -f -- sh -c "(sleep 2; echo x) | $TMPD/ow_first 2" > "$TMPD/first" 2> "$TMPD/first.err"
+	first_check cmd "$TMPD/first" $?
+	# (every new process's first stacks are copies, 16 KiB each: room
+	# for a busy machine's, so none is walked by frame pointers instead)
+	"$OFFWAKE" -f -u --ring-buffer-size 64 6 > "$TMPD/firsta" 2> "$TMPD/firsta.err" & OW=$!
+	if attached $OW; then
+		(sleep 2; echo x) | "$TMPD/ow_first" 2
+		wait $OW
+		first_check system "$TMPD/firsta" $?
+	else
+		kill $OW 2> /dev/null
+		fail unwind_live_first_block_system "the capture did not attach"
+	fi
+	if grep -q 'deferred user stacks (their tables not in place yet): [1-9]' "$TMPD/first.err"; then
+		pass unwind_live_deferred_reported
+	else
+		fail unwind_live_deferred_reported "no deferred stacks counted: $(head -c 400 "$TMPD/first.err")"
+	fi
+else
+	fail unwind_live_first_block_build "$(head -c 300 "$TMPD/cc.err")"
+fi

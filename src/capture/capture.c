@@ -30,6 +30,13 @@
  * Symbolising can take a while (a burst of new stacks, ELF files to
  * read), so the ring buffer is read every KEEP_UP keys meanwhile.
  *
+ * A user stack the kernel side could not walk because its process's
+ * unwind tables were not in place yet comes as a copy of the stack's top
+ * (bpf/unwind_copy.h), under a reference of its own: the copy waits
+ * (native_defer.c) until the tables are built, between two ring buffer
+ * reads, and is then walked into a stack under that reference, before
+ * the drain that may find keys referring to it (those wait in pending).
+ *
  * Process events from the ring buffer make us read /proc/PID/maps while
  * the process is alive (procmaps.c), so frames of processes that exit
  * before the end are still named.  Every SWEEP_MS, processes gone for
@@ -77,6 +84,8 @@
 #define GRACE_S		3.0
 #define FILE_IDLE	60		/* sweeps an unused ELF file is kept */
 #define CFI_BUDGET_MS	200		/* building unwind tables, per loop */
+#define DEFER_MAX_MB	64		/* deferred stacks' copies waiting */
+#define DEFER_END_MS	2000		/* at the end: tables for them */
 /*
  * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
  * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
@@ -275,6 +284,10 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	 * backlogs (events: one per process at most, as a rule) */
 	capture_buffer_sizes(o, &rb_bytes, &backlog);
 	bpf_map__set_max_entries(s->maps.events, rb_bytes);
+	/* deferred stacks' copies (unwind_copy.h): a ring of their own, as
+	 * large, where the CFI walker runs */
+	bpf_map__set_max_entries(s->maps.ucopies, s->rodata->unwind_mode ?
+				 rb_bytes : 4096);
 	bpf_map__set_max_entries(s->maps.stack_backlog, backlog);
 	bpf_map__set_max_entries(s->maps.event_backlog, 65536);
 	/* --chain-depth: the keys grow by a level each (offwake.h) */
@@ -334,13 +347,17 @@ static const char *load_hint(int err)
 /*
  * OFFWAKE_SLOW_READER: sleep (factor - 1) times the work done since t0,
  * in slices of 2 ms or more (a sleep per record would cost more than the
- * record).
+ * record).  Not once the capture is ending (stop): wakeups still send
+ * records after the programs are disarmed, and a reader kept slow would
+ * never empty the ring buffer, so ring_buffer__poll() never returned to
+ * the loop (t_capture's backlog64 case ran for over 20 minutes on a busy
+ * machine).
  */
 static void slow_down(double t0)
 {
 	struct timespec ts;
 
-	if (slow_factor <= 1)
+	if (slow_factor <= 1 || stop)
 		return;
 	slow_debt += (now_s() - t0) * (slow_factor - 1);
 	if (slow_debt < 0.002)
@@ -353,11 +370,26 @@ static void slow_down(double t0)
 
 static void handle_process_event(struct capture *c, const struct ow_event *e);
 
-/* A record of the ring buffer: a stack, or a process event. */
 /* handle_event()'s way to end a ring_buffer__poll() early */
 #define POLL_YIELD	(-EAGAIN)
 #define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
 
+
+/* A deferred stack (a copy of its top): kept until its process's tables
+ * are in, which are looked at again (a library mapped since?). */
+static void got_copy(struct capture *c, const void *data, size_t len)
+{
+	const struct ow_ucopy *u = data;
+
+	if (!c->defer || uw_defer_add(c->defer, data, len) < 0) {
+		c->drain_errors += !c->defer || errno == ENOMEM;
+		return;
+	}
+	cfi_refresh(c->cfi, u->tgid, u->ns);
+}
+
+/* A record of the ring buffer: a stack, a deferred stack, or a process
+ * event. */
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct capture *c = ctx;
@@ -367,6 +399,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 	if (len >= sizeof(e->type) && e->type == OW_EV_STACK) {
 		if (stacks_add(&c->stacks, data, len) < 0)
 			c->drain_errors++;
+	} else if (len >= sizeof(e->type) && e->type == OW_EV_UCOPY) {
+		got_copy(c, data, len);
 	} else if (len >= sizeof(*e)) {
 		handle_process_event(c, e);
 	}
@@ -773,6 +807,37 @@ static void syscall_entry(struct capture *c)
 	}
 }
 
+/* A deferred stack walked: stored as if the kernel side had sent it. */
+static void got_walked(void *ctx, const struct ow_stack *st, size_t len)
+{
+	handle_event(ctx, (void *)st, len);
+}
+
+static void keep_up(void *ctx);
+
+/* Whether tgid's tables are in, built now (first: a stack waits for
+ * them) until c->defer_until. */
+static bool build_tables(void *ctx, uint32_t tgid)
+{
+	struct capture *c = ctx;
+
+	if (cfi_pending(c->cfi, tgid) && now_s() < c->defer_until)
+		cfi_build(c->cfi, tgid, keep_up, c);
+	return !cfi_pending(c->cfi, tgid);
+}
+
+/* Walk the deferred stacks whose tables are in, theirs built first for
+ * up to ms (final: then every one, with what tables there are). */
+static void walk_deferred(struct capture *c, double ms, bool final)
+{
+	if (!c->defer)
+		return;
+	c->defer_until = now_s() + ms / 1e3;
+	uw_defer_walk(c->defer, build_tables, got_walked, c);
+	if (final)
+		uw_defer_walk(c->defer, NULL, got_walked, c);
+}
+
 /* ring_buffer__consume() between two table builds */
 static void keep_up(void *ctx)
 {
@@ -805,7 +870,11 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 	c->cfi = cfi_new(c->pm, bpf_map__fd(rows), c->rows,
 			 bpf_map__max_entries(rows),
 			 bpf_map__fd(c->skel->maps.umaps));
-	if (!c->cfi) {
+	c->defer = uw_defer_new(bpf_map__fd(c->skel->maps.umaps), c->rows,
+				bpf_map__max_entries(rows),
+				c->unwind == OW_UNWIND_CFI,
+				(size_t)DEFER_MAX_MB << 20);
+	if (!c->cfi || !c->defer) {
 		ow_err("starting the unwinder: %s", strerror(ENOMEM));
 		return -1;
 	}
@@ -844,6 +913,11 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
+	if (c->rb && ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ucopies),
+				      handle_event, c)) {
+		ring_buffer__free(c->rb);
+		c->rb = NULL;
+	}
 	if (!c->rb) {
 		ow_err("opening the event ring buffer: %s", strerror(errno));
 		return -1;
@@ -904,9 +978,14 @@ static double tick_status(struct capture *c, double t)
 
 static double tick_tables(struct capture *c, double t)
 {
-	if (c->cfi)	/* not past the end of the capture */
-		cfi_work(c->cfi, c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
-				 CFI_BUDGET_MS, keep_up, c);
+	double ms = c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
+		    CFI_BUDGET_MS;	/* not past the end of the capture */
+
+	if (!c->cfi)
+		return 0;
+	walk_deferred(c, ms, false);	/* stacks wait for these: first */
+	cfi_work(c->cfi, ms, keep_up, c);
+	walk_deferred(c, 0, false);
 	return 0;	/* every pass */
 }
 
@@ -1122,6 +1201,7 @@ int capture_finish(struct capture *c)
 	c->finished = true;
 	ring_buffer__consume(c->rb);
 	err = fetch_backlog(c);
+	walk_deferred(c, DEFER_END_MS, true);
 	if (!err)
 		err = drain_map(c, c->skel->maps.counts0) < 0;
 	if (!err)
@@ -1135,6 +1215,9 @@ int capture_finish(struct capture *c)
 	}
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
+	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
+	if (c->defer)
+		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
 	if (c->cfi)
 		cfi_get_stats(c->cfi, &c->cfi_st);
@@ -1188,6 +1271,7 @@ void capture_free(struct capture *c)
 	c->stacks.forget = NULL;	/* the kernel side is gone */
 	c->stacks.freed = NULL;
 	ring_buffer__free(c->rb);
+	uw_defer_free(c->defer);
 	cfi_free(c->cfi);
 	if (c->rows)
 		munmap(c->rows, c->rows_len);
@@ -1283,6 +1367,26 @@ static void report_unfollowed(const struct capture *c)
 		st->unfollowed_files > CFI_WORST ? ", ..." : "", st->unfollowed);
 }
 
+/* What became of the stacks deferred for want of tables (unwind_copy.h). */
+static void report_deferred(const struct capture *c)
+{
+	const struct uw_defer_stats *d = &c->defer_st;
+
+	if (!c->df[OW_DF_SENT] && !c->df[OW_DF_NO_ROOM] && !c->df[OW_DF_LIMIT])
+		return;
+	fprintf(stderr, OW_PROG ": deferred user stacks (their tables not in place yet): %llu, walked once they were: %llu reached the outermost frame, %llu cut by the %d KiB copy, %llu ended otherwise, %llu walked before their tables (at the end, or %d MB waiting); up to %.1f MB of copies waited\n",
+		(unsigned long long)c->df[OW_DF_SENT],
+		(unsigned long long)d->whole, (unsigned long long)d->cut,
+		OW_UCOPY_MAX / 1024, (unsigned long long)d->other,
+		(unsigned long long)d->early, DEFER_MAX_MB,
+		d->bytes_max / 1048576.0);
+	if (c->df[OW_DF_NO_ROOM] || c->df[OW_DF_LIMIT])
+		fprintf(stderr, OW_PROG ": warning: %llu user stacks walked by frame pointers while their tables were late: %llu found the ring buffer full (raise --ring-buffer-size), %llu past %d deferrals of one process per version of its tables\n",
+			(unsigned long long)(c->df[OW_DF_NO_ROOM] + c->df[OW_DF_LIMIT]),
+			(unsigned long long)c->df[OW_DF_NO_ROOM],
+			(unsigned long long)c->df[OW_DF_LIMIT], OW_DEFER_PER_GEN);
+}
+
 void capture_report_unwind(const struct capture *c)
 {
 	static const char *const why[OW_UW_NR] = {
@@ -1317,6 +1421,7 @@ void capture_report_unwind(const struct capture *c)
 		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
 		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms);
 	report_unfollowed(c);
+	report_deferred(c);
 	if (st->no_cfi || st->unreadable)
 		fprintf(stderr, OW_PROG ": note: %zu files without unwind tables and %zu unreadable: their frames were walked by frame pointers\n",
 			st->no_cfi, st->unreadable);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "agg.h"
 #include "capture_cfg.h"
+#include "unwind/native_defer.h"
 #include "unwind/native_maps.h"
 #include "fold.h"
 #include "symbols/procmaps.h"
@@ -65,6 +66,10 @@ struct capture {
 	void *rows;			/* the rows map, mapped */
 	size_t rows_len;
 	uint64_t uw[OW_UW_NR];		/* how user stacks were walked */
+	struct uw_defer *defer;		/* deferred user stacks (NULL: fp) */
+	uint64_t df[OW_DF_NR];		/* the kernel side's deferrals */
+	struct uw_defer_stats defer_st;
+	double defer_until;		/* tables built for them until then */
 	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
 	bool cmd_done;			/* -- CMD exited, with cmd_status */
 	int cmd_status;

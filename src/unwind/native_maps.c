@@ -15,8 +15,9 @@
  * frame pointers, and the summary says so.
  *
  * Processes: the umaps entry of a process (key: tgid) lists its
- * executable mappings that have tables, sorted, with what turns an
- * address into a row pc.  It is written when the process is first seen
+ * executable file mappings, sorted, with what turns an address into a row
+ * pc (a file without a table: no rows, so the walker knows it and takes
+ * its frames by frame pointers instead of waiting for a table).  It is written when the process is first seen
  * and after an exec (ring buffer events, queued: tables are built in the
  * main loop, not in the event callback), copied from the parent at fork,
  * and looked at again every few seconds for libraries loaded later
@@ -64,6 +65,7 @@ struct cfi_proc {
 	double queued;		/* when queued, 0: not queued */
 	bool counted;		/* in st.procs_loaded */
 	bool forgotten;		/* cfi_forget() while update() ran on it */
+	uint64_t learned_ns;	/* when cfi_refresh() last read its maps */
 };
 
 struct range {
@@ -362,14 +364,15 @@ static bool maps_segment(const struct pmap *m, const struct seg *s)
 	return m->off >= (s->off & ~(page - 1)) && m->off < s->off + s->filesz;
 }
 
-/* A mapping with a table, and its file's path. */
+/* An executable file mapping (with its table, or without: nrows 0), and
+ * its file's path. */
 struct umap_of {
 	const char *path;
 	struct ow_umap m;
 };
 
 /*
- * The n mappings with tables (sorted by address) that go into um: all
+ * The n file mappings (sorted by address) that go into um: all
  * when they fit; else the executable's (the lowest) and the highest
  * OW_UMAPS - 1: mmap() places libraries downwards, so those are ld.so,
  * libc and what the program was linked with, and the libraries left out
@@ -431,8 +434,12 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		files[nfiles++] = f;
 		f->refs++;
 		f->idle = 0;
-		if (!f->nrows)
+		if (!f->nrows) {	/* known, without a table */
+			if (!ow_grow(&all, &allcap, nall, sizeof(*all)))
+				all[nall++] = (struct umap_of){ m->path, {
+					.start = m->start, .end = m->end } };
 			continue;
+		}
 		for (size_t k = 0; k < f->nsegs; k++) {
 			const struct seg *s = &f->segs[k];
 
@@ -460,10 +467,8 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		p->counted = true;
 		c->st.procs_loaded++;
 	}
-	if (um.n)
-		bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
-	else
-		bpf_map_delete_elem(c->umaps_fd, &p->tgid);
+	/* (even with none: the walker then knows the tables are in) */
+	bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
 }
 
 void cfi_queue(struct cfi *c, uint32_t tgid)
@@ -487,6 +492,29 @@ void cfi_forget(struct cfi *c, uint32_t tgid)
 		p->forgotten = true;	/* dropped when update() is done */
 	else if (p)
 		drop_proc(c, p);	/* a queue entry of it is skipped */
+}
+
+void cfi_refresh(struct cfi *c, uint32_t tgid, uint64_t ns)
+{
+	struct cfi_proc *p = get_proc(c, tgid);
+	uint64_t version = 0;
+	struct timespec ts;
+	size_t n;
+
+	if (!p || p->learned_ns > ns)	/* read since: they hold it */
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	p->learned_ns = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	procmaps_learn(c->pm, tgid);
+	if (!procmaps_current(c->pm, tgid, &n, &version) || version != p->version)
+		cfi_queue(c, tgid);
+}
+
+bool cfi_pending(const struct cfi *c, uint32_t tgid)
+{
+	const struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+
+	return p && p->queued;
 }
 
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
@@ -515,6 +543,35 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	}
 }
 
+/* Build the queued process p's tables now (its queue slot is then
+ * skipped); 1, or 0 when it was not queued. */
+static size_t build(struct cfi *c, struct cfi_proc *p,
+		    void (*between)(void *), void *ctx)
+{
+	double lag;
+
+	if (!p || !p->queued)	/* gone (cfi_sweep()), a stale entry of a
+				 * reused tgid, or built out of turn */
+		return 0;
+	/* not queued while built: between() may queue it again (maps
+	 * changed meanwhile, cfi_refresh()) */
+	lag = p->queued;
+	p->queued = 0;
+	c->busy = p;	/* between() may forget it meanwhile */
+	update(c, p, between, ctx);
+	c->busy = NULL;
+	if (p->forgotten) {
+		drop_proc(c, p);
+		return 0;
+	}
+	lag = now_ms() - lag;
+	c->st.lag_sum_ms += lag;
+	c->st.lags++;
+	if (lag > c->st.lag_max_ms)
+		c->st.lag_max_ms = lag;
+	return 1;
+}
+
 size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		void *ctx)
 {
@@ -524,28 +581,16 @@ size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 	/* one at a time: update() may call between(), which may queue */
 	while (c->nqueue && now_ms() < until) {
 		uint32_t tgid = c->queue[--c->nqueue];
-		struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
-		double lag;
 
-		if (!p || !p->queued)	/* gone (cfi_sweep()), or a stale
-					 * entry of a reused tgid */
-			continue;
-		c->busy = p;	/* between() may forget it meanwhile */
-		update(c, p, between, ctx);
-		c->busy = NULL;
-		if (p->forgotten) {
-			drop_proc(c, p);
-			continue;
-		}
-		lag = now_ms() - p->queued;
-		p->queued = 0;
-		c->st.lag_sum_ms += lag;
-		c->st.lags++;
-		if (lag > c->st.lag_max_ms)
-			c->st.lag_max_ms = lag;
-		done++;
+		done += build(c, htab_get(&c->procs, tgid, 0), between, ctx);
 	}
 	return done;
+}
+
+void cfi_build(struct cfi *c, uint32_t tgid, void (*between)(void *),
+	       void *ctx)
+{
+	build(c, htab_get(&c->procs, tgid, 0), between, ctx);
 }
 
 void cfi_sweep(struct cfi *c, unsigned idle)

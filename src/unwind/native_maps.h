@@ -56,6 +56,16 @@ void cfi_queue(struct cfi *c, uint32_t tgid);
 /* tgid's tables are not wanted any more (an exec of a process not
  * traced): dropped; a walk that needs them asks again. */
 void cfi_forget(struct cfi *c, uint32_t tgid);
+/* A stack of tgid was deferred at ns (CLOCK_MONOTONIC): its tables were
+ * late (a library mapped since?).  Read its maps again unless read since
+ * then, and queue it when they changed. */
+void cfi_refresh(struct cfi *c, uint32_t tgid, uint64_t ns);
+/* Whether tgid's tables are still to be (re)built. */
+bool cfi_pending(const struct cfi *c, uint32_t tgid);
+/* Build them now, out of the queue's turn (a deferred stack waits);
+ * between() as for cfi_work(). */
+void cfi_build(struct cfi *c, uint32_t tgid, void (*between)(void *),
+	       void *ctx);
 /* A new process: it has its parent's maps, and so its tables, now. */
 void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
 /*

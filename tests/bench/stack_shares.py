@@ -22,6 +22,9 @@ CPU; "root-most" is the outermost user frame, where the walk ended):
                     __GI___clone3, __GI___clone, __clone_internal, or
                     start_thread (glibc's thread entry, which calls the
                     start function given to pthread_create).
+                A stripped executable's _start is named after its file
+                ("[gzip]"): such a root counts when the frame above it is
+                an entry (__libc_start_main).
                 No thread identity is needed: a main thread's stack cannot
                 honestly end at clone3, nor another thread's at _start.
                 [unknown] frames between the root and the leaf are fine
@@ -90,6 +93,12 @@ def is_unknown(frame):
     return strip_frame(frame).startswith("[unknown")
 
 
+def is_file_frame(frame):
+    f = strip_frame(frame)
+    return (f.startswith("[") and f.endswith("]") and not is_unknown(f)
+            and f not in ("[truncated]", "[hardirq]", "[softirq]", "[nmi]"))
+
+
 def classify(user_root_first):
     """complete / cutshort / other / none for a user stack, root first."""
     frames = [f for f in user_root_first if f and not f.startswith("[Missed")]
@@ -97,6 +106,10 @@ def classify(user_root_first):
         return "none"
     root = frames[0]
     if is_entry(root):
+        return "complete"
+    # a stripped executable's _start is named after its file ("[gzip]"):
+    # below an entry (__libc_start_main), it is the entry's caller
+    if (is_file_frame(root) and len(frames) > 1 and is_entry(frames[1])):
         return "complete"
     if is_unknown(root):
         return "cutshort"

@@ -257,6 +257,7 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->max_ns = o->max_block_us >= UINT64_MAX / 1000 - 1 ?
 			    UINT64_MAX : (o->max_block_us + 1) * 1000;
 	s->rodata->filter_mode = modes[o->threads];
+	s->rodata->cgroup_id = o->cgroup_id;
 	s->rodata->state_filter = o->has_state;
 	s->rodata->state_mask = o->state;
 	s->rodata->want_kstack = !o->user_stacks_only;
@@ -1226,6 +1227,8 @@ void capture_report_empty(const struct capture *c)
 	} else if (o->threads != OW_THREADS_ALL) {
 		ADD(" %s", o->threads == OW_THREADS_USER ? "-u" : "-k");
 	}
+	if (o->cgroup)
+		ADD(" --cgroup %s", o->cgroup);
 	if (o->min_block_us != 1)
 		ADD(" -m %llu", (unsigned long long)o->min_block_us);
 	if (o->max_block_us != UINT64_MAX)

@@ -237,7 +237,8 @@ static const char *stack_kind(const struct capture_opts *o)
 	return "user + kernel";
 }
 
-/* "all threads", "PID 12,34", ... as offwaketime names what it traces. */
+/* "all threads", "PID 12,34", ... as offwaketime names what it traces
+ * (and " in cgroup PATH"). */
 static void thread_context(const struct capture_opts *o, char *buf,
 			   size_t len)
 {
@@ -251,6 +252,8 @@ static void thread_context(const struct capture_opts *o, char *buf,
 	for (size_t i = 0; i < o->nids && n < len; i++)
 		n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ",
 			      o->ids[i]);
+	if (o->cgroup && n < len)
+		snprintf(buf + n, len - n, " in cgroup %s", o->cgroup);
 }
 
 /* offwaketime's first lines (--text) */

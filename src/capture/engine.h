@@ -64,6 +64,8 @@ struct capture {
 	size_t rows_len;
 	uint64_t uw[OW_UW_NR];		/* how user stacks were walked */
 	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
+	int interrupted;		/* the signal that came before tracing
+					 * started (nothing traced), or 0 */
 	bool cmd_done;			/* -- CMD exited, with cmd_status */
 	int cmd_status;
 	struct cfi_stats cfi_st;

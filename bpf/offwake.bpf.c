@@ -29,10 +29,10 @@
  * where the kernel has it) switches in a task whose switch was hidden;
  * elsewhere its next switch-out ends its block at its wakeup.
  *
- * Filters (threads, state, block time, which stacks) run here, so stacks
- * the output would not show are never taken.  Nothing is lost silently:
- * every failure is counted per cause in the losses map, and the blocks
- * counted are counted too (for the live status line).
+ * Filters (threads, --cgroup, state, block time, which stacks) run here,
+ * so stacks the output would not show are never taken.  Nothing is lost
+ * silently: every failure is counted per cause in the losses map, and the
+ * blocks counted are counted too (for the live status line).
  *
  * Stacks: bpf_get_stack() writes into a per-CPU buffer; a 64-bit hash of
  * the valid frames (63 bits used) is the stack's reference.  When the
@@ -62,6 +62,7 @@
 #include <bpf/bpf_core_read.h>
 #include "offwake.h"
 #include "unwind_native.bpf.h"
+#include "cgroup_filter.bpf.h"
 
 #define SEEN_EVENTS	3
 #define EEXIST	17
@@ -411,7 +412,8 @@ static __always_inline bool state_ok(struct task_struct *t)
 	return (s & state_mask) != 0;
 }
 
-static __always_inline bool thread_ok(struct task_struct *t, __u32 pid)
+/* -p, -t, -u, -k (filter_mode) */
+static __always_inline bool mode_ok(struct task_struct *t, __u32 pid)
 {
 	__u32 id;
 
@@ -427,6 +429,12 @@ static __always_inline bool thread_ok(struct task_struct *t, __u32 pid)
 		return BPF_CORE_READ(t, flags) & PF_KTHREAD;
 	}
 	return true;
+}
+
+/* Whether t is traced: the thread filter and --cgroup, both. */
+static __always_inline bool thread_ok(struct task_struct *t, __u32 pid)
+{
+	return mode_ok(t, pid) && cgroup_ok(t);
 }
 
 /* The task's bookkeeping; with create, made (and announced) if new. */

@@ -132,7 +132,7 @@ enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
 	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
-	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN,
+	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP,
 };
 
 /*
@@ -221,6 +221,11 @@ static const struct opt opts[] = {
 	{ 0, "follow", NULL, G_NONE, O_FOLLOW,
 	  "with -p: also trace the processes they start\n"
 	  "during the capture (followed in the kernel)" },
+	{ 0, "cgroup", "PATH", G_NONE, O_CGROUP,
+	  "only tasks in this cgroup v2 directory and its\n"
+	  "descendants (filtered in the kernel); with\n"
+	  "-p/-t/-u/-k/--follow or -- CMD, the tasks both\n"
+	  "select" },
 	{ 0, "unwind", "auto|fp|cfi", G_NONE, O_UNWIND,
 	  "how user stacks are walked: cfi follows each\n"
 	  "file's unwind tables (.eh_frame, .debug_frame),\n"
@@ -465,6 +470,9 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		break;
 	case O_FOLLOW:
 		o->follow = true;
+		break;
+	case O_CGROUP:
+		o->cgroup = val;
 		break;
 	case O_GROUP:
 		if (!strcmp(val, "comm"))

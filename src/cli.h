@@ -64,6 +64,8 @@ struct capture_opts {
 	uint32_t *ids;		/* -p / -t values */
 	size_t nids;
 	bool follow;		/* --follow: -p's processes' children too */
+	const char *cgroup;	/* --cgroup PATH, or NULL */
+	uint64_t cgroup_id;	/* its id (run.c checks the path) */
 	enum ow_group group;	/* --group, default comm */
 	char **cmd;		/* -- CMD [ARGS...], NULL-terminated, or NULL */
 	int cmd_pid;		/* CMD, started and waiting (run.c) */

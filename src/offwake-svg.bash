@@ -16,7 +16,7 @@ _offwake_svg()
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
 		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog
-		--unknown-frames"
+		--unknown-frames --cgroup"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
@@ -48,6 +48,9 @@ _offwake_svg()
 		return ;;
 	-o|--output|--nameattr)
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--cgroup)
+		COMPREPLY=($(compgen -d -- "${cur:-/sys/fs/cgroup/}"))
 		return ;;
 	esac
 	case ${COMP_WORDS[1]} in

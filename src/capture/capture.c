@@ -70,6 +70,7 @@
 #include "engine.h"
 #include "memstats.h"
 #include "common/privs.h"
+#include "common/proc.h"
 #include "offwake.skel.h"
 #include "symbols/debuginfod.h"
 #include "common/progress.h"
@@ -112,6 +113,7 @@
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
 static volatile sig_atomic_t stop;
+static volatile sig_atomic_t got_signal;	/* SIGINT or SIGTERM, or 0 */
 static double slow_factor;	/* OFFWAKE_SLOW_READER; <= 1: off */
 static double slow_debt;	/* seconds of sleep owed */
 
@@ -165,6 +167,7 @@ static double ender_stop(struct ender *e)
 
 static void on_signal(int sig)
 {
+	got_signal = sig;
 	stop = 1;
 }
 
@@ -267,6 +270,7 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->max_ns = o->max_block_us >= UINT64_MAX / 1000 - 1 ?
 			    UINT64_MAX : (o->max_block_us + 1) * 1000;
 	s->rodata->filter_mode = modes[o->threads];
+	s->rodata->cgroup_id = o->cgroup_id;
 	s->rodata->state_filter = o->has_state;
 	s->rodata->state_mask = o->state;
 	s->rodata->want_kstack = !o->user_stacks_only;
@@ -885,7 +889,10 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 		if (tgid)
 			cfi_queue(c->cfi, tgid);
 	}
-	cfi_work(c->cfi, 1e9, NULL, NULL);	/* all: tracing waits for them */
+	/* all: tracing waits for them; a signal stops it (between two
+	 * processes: one process's tables are built whole) */
+	while (!stop && cfi_work(c->cfi, CFI_BUDGET_MS, NULL, NULL))
+		;
 	return 0;
 }
 
@@ -952,18 +959,8 @@ static void install_signals(void)
 /* The name of the task the kernel hid (read now: it may exit later). */
 static void name_hidden(struct capture *c)
 {
-	char path[64];
-	FILE *f;
-
 	c->hidden_pid = c->skel->bss->hidden_pid;
-	snprintf(path, sizeof(path), "/proc/%u/comm", c->hidden_pid);
-	strcpy(c->hidden_comm, "?");
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(c->hidden_comm, sizeof(c->hidden_comm), f))
-		c->hidden_comm[strcspn(c->hidden_comm, "\n")] = 0;
-	fclose(f);
+	ow_proc_comm(c->hidden_pid, c->hidden_comm);
 }
 
 /* The tick table's jobs: each returns the seconds to its next run, or
@@ -1084,6 +1081,14 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
 	if (ms_path && *ms_path)
 		c->memstats = fopen(ms_path, "ae");
+	if (stop) {	/* SIGINT or SIGTERM while starting: not armed, CMD
+			 * not let exec (it exits, 127), nothing traced */
+		c->start = now_s();
+		c->interrupted = got_signal ? got_signal : SIGINT;
+		if (o->cmd_go >= 0)
+			close(o->cmd_go);
+		return 0;
+	}
 	/* the traced window is the one stated: it starts here (everything
 	 * attached, kernel symbols read) and ends at the disarming in
 	 * capture_finish() */
@@ -1433,12 +1438,74 @@ void capture_report_unwind(const struct capture *c)
 			st->over_maps, OW_UMAPS, st->over_file);
 }
 
+/* Whether id is one of the -p/-t ids. */
+static bool is_traced(const struct capture_cfg *o, uint32_t id)
+{
+	for (size_t i = 0; i < o->nids; i++)
+		if (o->ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The child processes of the -p processes (not followed) that -p leaves
+ * out: a parent that never went off CPU (nginx's master, a stopped shell)
+ * while its children did the work is a common first try.  A few are
+ * named, with the -p list that traces them too.
+ */
+#define CHILDREN_SHOWN	8
+#define CHILDREN_READ	64
+static void report_children(const struct capture_cfg *o)
+{
+	struct ow_child kids[CHILDREN_READ];
+	char comm[OW_PROC_COMM], named[512], ids[256];
+	size_t n, got, kept, shown, ln, li;
+
+	for (size_t i = 0; i < o->nids; i++) {
+		n = ow_proc_children(o->ids[i], kids, CHILDREN_READ);
+		got = n < CHILDREN_READ ? n : CHILDREN_READ;
+		kept = 0;
+		for (size_t k = 0; k < got; k++)
+			if (!is_traced(o, kids[k].pid))
+				kids[kept++] = kids[k];
+		n -= got - kept;
+		got = kept;
+		if (!got)
+			continue;
+		shown = got < CHILDREN_SHOWN ? got : CHILDREN_SHOWN;
+		ow_proc_comm(o->ids[i], comm);
+		ln = li = 0;
+		for (size_t j = 0; j < o->nids && li < sizeof(ids); j++)
+			li += snprintf(ids + li, sizeof(ids) - li, "%s%u",
+				       j ? "," : "", o->ids[j]);
+		for (size_t k = 0; k < shown && ln < sizeof(named) &&
+				   li < sizeof(ids); k++) {
+			ln += snprintf(named + ln, sizeof(named) - ln, "%s%u (%s)",
+				       k ? ", " : "", kids[k].pid, kids[k].comm);
+			li += snprintf(ids + li, sizeof(ids) - li, ",%u",
+				       kids[k].pid);
+		}
+		fprintf(stderr, OW_PROG ": note: process %u (%s) has %zu child process%s, not traced by -p: %s%s; -p %s traces %s too (--follow adds only the ones it starts during the capture)\n",
+			o->ids[i], comm, n, n > 1 ? "es" : "", named,
+			n > shown ? ", ..." : "", ids, n > shown ?
+			"these" : n > 1 ? "them" : "it");
+	}
+}
+
 void capture_report_empty(const struct capture *c)
 {
 	const struct capture_cfg *o = &c->cfg;
 	char filters[256] = "", *f = filters;
 	size_t room = sizeof(filters);
 	int n;
+
+	if (c->interrupted) {
+		const char *sig = sigabbrev_np(c->interrupted);
+
+		ow_err("interrupted (SIG%s) before tracing started: nothing was traced",
+		       sig ? sig : "?");
+		return;
+	}
 
 #define ADD(...) do { n = snprintf(f, room, __VA_ARGS__); \
 		      if (n > 0 && (size_t)n < room) { f += n; room -= n; } } while (0)
@@ -1449,6 +1516,8 @@ void capture_report_empty(const struct capture *c)
 	} else if (o->threads != OW_THREADS_ALL) {
 		ADD(" %s", o->threads == OW_THREADS_USER ? "-u" : "-k");
 	}
+	if (o->cgroup)
+		ADD(" --cgroup %s", o->cgroup);
 	if (o->min_block_us != 1)
 		ADD(" -m %llu", (unsigned long long)o->min_block_us);
 	if (o->max_block_us != UINT64_MAX)
@@ -1460,6 +1529,8 @@ void capture_report_empty(const struct capture *c)
 		ow_err("no blocked time matched%s in %.1f s: the threads traced never went off CPU%s",
 		       filters[0] ? filters : " (no filter)", c->seconds,
 		       o->nids ? " (idle, or gone?)" : "");
+		if (o->threads == OW_THREADS_TGID && !o->follow)
+			report_children(o);
 		return;
 	}
 	ow_err("no blocked time matched%s in %.1f s: the threads traced went off CPU %llu times; %llu blocks were shorter than -m, %llu longer than -M, %llu switches in other states (--state)",

@@ -19,6 +19,8 @@ struct capture_cfg {
 	const uint32_t *ids;		/* -p / -t values */
 	size_t nids;
 	bool follow;			/* --follow, or -- CMD */
+	const char *cgroup;		/* --cgroup PATH, or NULL */
+	uint64_t cgroup_id;		/* its id: tasks in it or below only */
 	enum ow_group group;		/* --group */
 	int cmd_pid;			/* -- CMD, started and waiting; 0: none */
 	int cmd_go;			/* write a byte here to let CMD exec, or -1 */

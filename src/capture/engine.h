@@ -71,6 +71,8 @@ struct capture {
 	struct uw_defer_stats defer_st;
 	double defer_until;		/* tables built for them until then */
 	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
+	int interrupted;		/* the signal that came before tracing
+					 * started (nothing traced), or 0 */
 	bool cmd_done;			/* -- CMD exited, with cmd_status */
 	int cmd_status;
 	struct cfi_stats cfi_st;

@@ -278,7 +278,7 @@ static void cmd_line(char *const *cmd, char *buf, size_t len)
 }
 
 /* "all threads", "PID 12,34", ... as offwaketime names what it traces;
- * "tar cf - /usr (PID 1234)" for -- CMD. */
+ * "tar cf - /usr (PID 1234)" for -- CMD (and " in cgroup PATH"). */
 static void thread_context(const struct capture_opts *o, char *buf,
 			   size_t len)
 {
@@ -292,14 +292,15 @@ static void thread_context(const struct capture_opts *o, char *buf,
 
 	if (o->cmd && o->cmd_pid > 0) {
 		cmd_line(o->cmd, cmd, sizeof(cmd));
-		snprintf(buf, len, "%s (PID %d)", cmd, o->cmd_pid);
-		return;
+		n = snprintf(buf, len, "%s (PID %d)", cmd, o->cmd_pid);
+	} else {
+		n = snprintf(buf, len, "%s", names[o->threads]);
+		for (size_t i = 0; i < o->nids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ",
+				      o->ids[i]);
 	}
-	n = snprintf(buf, len, "%s", names[o->threads]);
-
-	for (size_t i = 0; i < o->nids && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ",
-			      o->ids[i]);
+	if (o->cgroup && n < len)
+		snprintf(buf + n, len - n, " in cgroup %s", o->cgroup);
 }
 
 /* offwaketime's first lines (--text) */

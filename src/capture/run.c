@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * run.c - the capture command: check the -p/-t ids and the SVG's options
- * and open the output before tracing (a typo fails at once, not after a
- * long capture),
+ * run.c - the capture command: check the -p/-t ids, --cgroup's directory
+ * and the SVG's options and open the output before tracing (a typo fails
+ * at once, not after a long capture),
  * capture with a status line on a terminal (SIGHUP, SIGINT and SIGTERM
  * end it, and the output is still written), write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 #include "capture.h"
+#include "cgroup.h"
 #include "cli.h"
 #include "offwake.h"
 #include "output.h"
@@ -46,7 +47,6 @@ static void end_on_hangup(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Each -p id must be a process, each -t id a thread; else exit status 2. */
 /*
  * Maps sized by options must fit the machine: --stack-storage-size
  * 2147483647 took 16 GiB of kernel memory without a word.  A quarter of
@@ -155,6 +155,7 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
 	*e = (struct capture_cfg){
 		.threads = o->threads, .ids = o->ids, .nids = o->nids,
 		.follow = o->follow || o->cmd, .group = o->group,
+		.cgroup = o->cgroup, .cgroup_id = o->cgroup_id,
 		.cmd_pid = o->cmd ? o->cmd_pid : 0, .cmd_go = o->cmd_go,
 		.user_stacks_only = o->user_stacks_only,
 		.kernel_stacks_only = o->kernel_stacks_only,
@@ -198,6 +199,7 @@ static int snapshot_job(struct capture *c, void *ctx)
 	return 0;
 }
 
+/* Each -p id must be a process, each -t id a thread; else exit status 2. */
 static int check_ids(const struct capture_opts *o)
 {
 	bool pid = o->threads == OW_THREADS_TGID;
@@ -243,8 +245,10 @@ int capture_main(struct capture_opts *o)
 	struct capture *c;
 	int r;
 
+	if (check_ids(o) || (o->cgroup && cgroup_id_of(o->cgroup, &o->cgroup_id)))
+		return OW_EXIT_USAGE;
 	engine_cfg(o, &cfg);
-	if (check_ids(o) || check_memory(o, &cfg))
+	if (check_memory(o, &cfg))
 		return OW_EXIT_USAGE;
 	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
 	 * a long capture whose data would be lost */

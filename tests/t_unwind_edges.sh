@@ -14,6 +14,8 @@
 #    out, and the summary names one.
 #  - a realigned frame (DRAP: the CFA an expression) is walked through,
 #    not guessed by its frame pointer (a wrong frame above it).
+#  - a library's constructor that blocks while dlopen() runs (no table of
+#    it in place yet) has whole stacks.
 # Needs root and BPF (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
@@ -120,4 +122,26 @@ if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
 	pass "unwind_edges_realigned ($pct% of the blocked read time exactly main;r1;r2)"
 else
 	fail unwind_edges_realigned "status $st, $pct% exactly main;r1;r2: $(grep -o 'main;[^-]*block_forever' "$TMPD/drap" | sort | uniq -c | head -3)"
+fi
+
+# 6. A blocking constructor of a library loaded during the capture: its
+# one block's stack reaches _start through dlopen (it was cut at the
+# library: no table yet, and asked for once a second at most).
+if cc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -shared -fPIC -DEDGE_CTOR \
+	-o "$TMPD/libctor.so" "$WL/edgelib.c" 2> "$TMPD/cc.err"; then
+	EDGE_GO=$TMPD/ctor.go "$TMPD/edges" ctor "$TMPD/libctor.so" 30 & CP=$!
+	"$OFFWAKE" -f -p $CP 3 > "$TMPD/ctor" 2> /dev/null & OW=$!
+	attached $OW && sleep 0.3
+	touch "$TMPD/ctor.go"	# the library is loaded now, traced
+	wait $OW; st=$?
+	kill $CP 2> /dev/null; wait $CP 2> /dev/null
+	pct=$(awk '/;ctor_wait;[a-z_]*nanosleep;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;.*dlopen.*;edgelib_ctor;ctor_wait;[a-z_]*nanosleep;/) k += $NF }
+		END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/ctor")
+	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
+		pass "unwind_edges_dlopen_constructor ($pct% of the constructor's blocked time reaches _start)"
+	else
+		fail unwind_edges_dlopen_constructor "status $st, $pct% of the constructor's blocked time reaches _start: $(grep -o '^[^-]*ctor_wait' "$TMPD/ctor" | head -2)"
+	fi
+else
+	fail unwind_edges_dlopen_constructor "$(head -c 300 "$TMPD/cc.err")"
 fi

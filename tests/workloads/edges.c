@@ -17,6 +17,11 @@
  *   main -> r1 -> r2 -> block_forever, where r2 realigns its stack the
  *   way gcc does for an over-aligned local beside alloca() (DRAP: its
  *   CFA is an expression, *(rbp - 8)): r1 must not be doubled or lost.
+ * usage: edges ctor LIB SECONDS
+ *   once the file $EDGE_GO exists, dlopen() LIB, whose constructor
+ *   blocks once for 0.8 s
+ *   (edgelib.c built -DEDGE_CTOR): its stack is taken while no table of
+ *   it is in place yet.
  * usage: edges libs DIR SECONDS
  *   dlopen() every DIR/lib*.so first (hundreds: more executable mappings
  *   than one process's table index held), then as noreturn: libc's and
@@ -117,8 +122,9 @@ int main(int argc, char **argv)
 	int deep_mode = argc == 4 && !strcmp(argv[1], "deep");
 	int libs_mode = argc == 4 && !strcmp(argv[1], "libs");
 	int drap_mode = argc == 3 && !strcmp(argv[1], "drap");
+	int ctor_mode = argc == 4 && !strcmp(argv[1], "ctor");
 
-	if ((argc != 3 && !deep_mode && !libs_mode) ||
+	if ((argc != 3 && !deep_mode && !libs_mode && !ctor_mode) ||
 	    (libs_mode && open_libs(argv[2])) || pipe(fds) ||
 	    pthread_create(&f, NULL, feeder, NULL) ||
 	    (!deep_mode && pthread_create(&t, NULL, thread, NULL)))
@@ -128,5 +134,13 @@ int main(int argc, char **argv)
 		_exit(deep(atoi(argv[2])));
 	if (drap_mode)
 		_exit(r1(argc));
+	if (ctor_mode) {
+		const char *go = getenv("EDGE_GO");
+
+		while (go && access(go, F_OK))
+			usleep(10000);
+		if (!dlopen(argv[2], RTLD_NOW))
+			_exit(3);
+	}
 	serve();
 }

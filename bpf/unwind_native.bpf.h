@@ -385,7 +385,7 @@ static int uw_step(__u32 i, void *ctx)
 		cfa = w->sp + r->off;
 		break;
 	case OW_CFA_RSP_X8:
-		cfa = w->sp + 8 * (__s64)r->off;
+		cfa = w->sp + 8 * (__u64)(__u16)r->off;
 		break;
 	case OW_CFA_RBP:
 		cfa = w->bp + r->off;

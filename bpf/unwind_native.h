@@ -38,7 +38,8 @@ enum ow_cfa {
 	OW_CFA_SIGNAL = 5,	/* signal trampoline (__restore_rt): the
 				 * interrupted registers are in the
 				 * sigcontext at rsp + off */
-	OW_CFA_RSP_X8 = 6,	/* CFA = rsp + 8 * off (offsets above 32767) */
+	OW_CFA_RSP_X8 = 6,	/* CFA = rsp + 8 * (__u16)off (offsets above
+				 * 32767, up to 512 KiB - 8) */
 	OW_CFA_RBX = 7,		/* CFA = rbx + off (the last: cfa has 3 bits) */
 };
 

@@ -14,6 +14,7 @@
 #    out, and the summary names one.
 #  - a realigned frame (DRAP: the CFA an expression) is walked through,
 #    not guessed by its frame pointer (a wrong frame above it).
+#  - a frame of 300000 bytes (CFA rsp + 300016) is walked through.
 #  - a library's constructor that blocks while dlopen() runs (no table of
 #    it in place yet) has whole stacks.
 # Needs root and BPF (SKIP otherwise).
@@ -144,4 +145,18 @@ if cc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -shared -fPIC -DED
 	fi
 else
 	fail unwind_edges_dlopen_constructor "$(head -c 300 "$TMPD/cc.err")"
+fi
+
+# 7. A 300000-byte frame: main;big1 whole (its CFA offset did not fit a
+# row: the rule was not followed).
+"$TMPD/edges" big 30 & BP=$!
+sleep 0.3
+"$OFFWAKE" -f -p $BP 2 > "$TMPD/big" 2> /dev/null; st=$?
+kill $BP 2> /dev/null; wait $BP 2> /dev/null
+pct=$(awk '/;big1;block_forever;read;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;big1;block_forever;read;/) k += $NF }
+	END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/big")
+if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
+	pass "unwind_edges_big_frame ($pct% of the blocked read time reaches _start)"
+else
+	fail unwind_edges_big_frame "status $st, $pct% reaches _start: $(grep -o '^[^-]*block_forever' "$TMPD/big" | sort | uniq -c | head -3)"
 fi

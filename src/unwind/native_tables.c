@@ -10,7 +10,8 @@
  * start gives the first row and its range [start, end); the next row is
  * asked for at end, until the FDE's end.  Each row becomes one ow_urow:
  *
- *   CFA = rsp + N          OW_CFA_RSP, off N (OW_CFA_RSP_X8, off N/8, when
+ *   CFA = rsp + N          OW_CFA_RSP, off N (OW_CFA_RSP_X8, off N/8 read
+ *                          as unsigned: up to 512 KiB, when
  *                          N does not fit 16 bits and is a multiple of 8)
  *   CFA = rbp + N          OW_CFA_RBP, off N
  *   CFA = rbx + N          OW_CFA_RBX, off N (ld.so's lazy-binding resolver)
@@ -519,10 +520,10 @@ static enum why cfa_rule(Dwarf_Frame *f, struct ow_urow *r)
 							       OW_CFA_RBX;
 	if (off >= INT16_MIN && off <= INT16_MAX) {
 		r->off = off;
-	} else if (reg == REG_RSP && off % 8 == 0 && off / 8 <= INT16_MAX &&
-		   off / 8 >= INT16_MIN) {
-		r->cfa = OW_CFA_RSP_X8;
-		r->off = off / 8;
+	} else if (reg == REG_RSP && off > 0 && off % 8 == 0 &&
+		   off / 8 <= UINT16_MAX) {
+		r->cfa = OW_CFA_RSP_X8;	/* (a frame of up to 512 KiB) */
+		r->off = (int16_t)(uint16_t)(off / 8);
 	} else {
 		return OTHER;
 	}

@@ -137,7 +137,7 @@ static int step_row(struct walk *k, const struct ow_urow *r,
 		cfa = k->sp + r->off;
 		break;
 	case OW_CFA_RSP_X8:
-		cfa = k->sp + 8 * (int64_t)r->off;
+		cfa = k->sp + 8 * (uint64_t)(uint16_t)r->off;
 		break;
 	case OW_CFA_RBP:
 		cfa = k->bp + r->off;

@@ -31,7 +31,7 @@ static void rule_str(const struct ow_urow *r, char *buf, size_t len)
 		snprintf(buf, len, "rsp%+d", r->off);
 		break;
 	case OW_CFA_RSP_X8:
-		snprintf(buf, len, "rsp%+d", r->off * 8);
+		snprintf(buf, len, "rsp%+d", (uint16_t)r->off * 8);
 		break;
 	case OW_CFA_RBP:
 		snprintf(buf, len, "rbp%+d", r->off);

@@ -211,7 +211,7 @@ static void test_shape(void *lib, const struct uw_table *t, const char *what,
 	n = rows_in(t, at, at + size, &r);
 	for (i = 0; i < n; i++)
 		if (r[i].cfa == cfa && r[i].rbp == rbp &&
-		    (cfa == OW_CFA_RSP_X8 ? r[i].off * 8 >= min_off : r[i].off == min_off))
+		    (cfa == OW_CFA_RSP_X8 ? (uint16_t)r[i].off * 8 >= min_off : r[i].off == min_off))
 			break;
 	check(i < n, name, "not among its %zu rows", n);
 }

@@ -17,6 +17,9 @@
  *   main -> r1 -> r2 -> block_forever, where r2 realigns its stack the
  *   way gcc does for an over-aligned local beside alloca() (DRAP: its
  *   CFA is an expression, *(rbp - 8)): r1 must not be doubled or lost.
+ * usage: edges big SECONDS
+ *   main -> big1 -> block_forever, big1's frame 300000 bytes (its CFA
+ *   rsp + 300016: more than a row's 16-bit offset times 8 held before).
  * usage: edges ctor LIB SECONDS
  *   once the file $EDGE_GO exists, dlopen() LIB, whose constructor
  *   blocks once for 0.8 s
@@ -111,6 +114,16 @@ __attribute__((noinline)) int r2(int n)
 	return aligned[5];
 }
 
+__attribute__((noinline)) int big1(int n)
+{
+	volatile char buf[300000];
+
+	buf[n] = 1;
+	if (buf[n] >= 0)
+		block_forever();
+	return buf[n / 2];
+}
+
 __attribute__((noinline)) int r1(int n)
 {
 	return r2(n) + 1;
@@ -123,6 +136,7 @@ int main(int argc, char **argv)
 	int libs_mode = argc == 4 && !strcmp(argv[1], "libs");
 	int drap_mode = argc == 3 && !strcmp(argv[1], "drap");
 	int ctor_mode = argc == 4 && !strcmp(argv[1], "ctor");
+	int big_mode = argc == 3 && !strcmp(argv[1], "big");
 
 	if ((argc != 3 && !deep_mode && !libs_mode && !ctor_mode) ||
 	    (libs_mode && open_libs(argv[2])) || pipe(fds) ||
@@ -134,6 +148,8 @@ int main(int argc, char **argv)
 		_exit(deep(atoi(argv[2])));
 	if (drap_mode)
 		_exit(r1(argc));
+	if (big_mode)
+		_exit(big1(argc));
 	if (ctor_mode) {
 		const char *go = getenv("EDGE_GO");
 

@@ -261,7 +261,10 @@ case_() {
 	read -r tot gb gw g <<<"$(head -1 <<<"$r")"
 	if [ "$tot" -eq 0 ]; then
 		fail "unwind_${n}_fp_incomplete" "no block of $bc in read() woken by $wc in the frame-pointer capture"
-	elif [ "$(pct "$gb" "$tot")" -le 10 ] && ! grep -q "^$bc;[^ ]*;main;f1;f2;f3;f4;f5;f6;" "$TMPD/$n.fp"; then
+	elif [ "$(pct "$gb" "$tot")" -le 10 ] &&
+	     ! grep -Eq "^$bc;[^ ]*;main;f1;f2;f3;f4;f5;f6;(__GI___libc_read|__libc_read|read);" "$TMPD/$n.fp"; then
+		# (a block in read() through f6: a preemption inside f6 itself
+		# has f6 as its interrupted pc, which frame pointers keep)
 		pass "unwind_${n}_fp_incomplete (frame pointers: $(pct "$gb" "$tot")% complete: $(tail -n +2 <<<"$r" | cut -c1-120))"
 	else
 		fail "unwind_${n}_fp_incomplete" "frame-pointer stacks pass the CFI assertions ($(pct "$gb" "$tot")% of $tot us): the test cannot fail"

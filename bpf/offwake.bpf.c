@@ -312,14 +312,15 @@ static __always_inline __u64 hash_end(__u64 h)
 }
 
 /* bpf_get_stack() for the current task, user stacks by the native
- * unwinder (unwind_native.bpf.h). */
+ * unwinder (unwind_native.bpf.h; its walks counted on side, enum
+ * ow_uw_side). */
 static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
-				       bool btf)
+				       bool btf, __u32 side)
 {
 	long len;
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
-		len = uw_user_stack(bpf_get_current_task_btf(), ips);
+		len = uw_user_stack(bpf_get_current_task_btf(), ips, side);
 		if (len >= 0 || len == UW_DEFERRED)
 			return len;
 	}
@@ -332,7 +333,8 @@ static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
  * reference (see offwake.h); a stack not sent before is sent now.  Every
  * failure is counted by cause.
  */
-static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
+static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
+				       __u32 side)
 {
 	struct ow_stack *st;
 	__u32 zero = 0, nr, slot;
@@ -343,7 +345,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	if (!st)
 		return ENOSPC;
 	st->nr = 0;
-	len = take_stack(ctx, st->ips, flags, btf);
+	len = take_stack(ctx, st->ips, flags, btf, side);
 	if (len == UW_DEFERRED)		/* its own reference (unwind_copy.h) */
 		return st->ips[0];
 	if (len < 0) {
@@ -586,9 +588,11 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	ti->blocked = !preempt && state != 0;
 	if (!ti->blocked)
 		ti->wake_ns = 0;	/* preempted: no wakeup will come */
-	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
+	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED) :
+				     OW_NO_STACK;
 	if (want_ustack && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD))
-		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
+		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
+					  OW_UW_BLOCKED);
 	else
 		ti->t_ustack = OW_NO_STACK;
 }
@@ -748,10 +752,12 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	ti->chain[0].pid = (__u32)id;
 	ti->chain[0].tgid = id >> 32;
 	bpf_get_current_comm(ti->chain[0].comm, sizeof(ti->chain[0].comm));
-	ti->chain[0].kstack = want_kstack ? get_stack(ctx, 0, btf) : OW_NO_STACK;
+	ti->chain[0].kstack = want_kstack ?
+		get_stack(ctx, 0, btf, OW_UW_WAKER) : OW_NO_STACK;
 	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD) &&
 	    process_context(ctx))
-		ti->chain[0].ustack = get_stack(ctx, BPF_F_USER_STACK, btf);
+		ti->chain[0].ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
+						OW_UW_WAKER);
 	else
 		ti->chain[0].ustack = OW_NO_STACK;
 }

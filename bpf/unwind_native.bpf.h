@@ -89,7 +89,7 @@ struct {
 /* How user stacks were walked (enum ow_unwind_stat), per CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OW_UW_NR);
+	__uint(max_entries, OW_UW_NR * OW_UW_SIDES);
 	__type(key, __u32);
 	__type(value, __u64);
 } unwind_stats SEC(".maps");
@@ -246,18 +246,17 @@ static __always_inline void ask_tables(__u32 tgid)
 	send_event(OW_EV_TABLES, tgid, 0);
 }
 
-/* One frame by rbp (no table here); 1: the walk stops. */
-static __always_inline int uw_step_fp(struct uw_walk *w)
+/* One frame by rbp where the table has nothing to follow (why: no row,
+ * or a rule we do not follow, the reason a stop is counted as); 1: the
+ * walk stops. */
+static __always_inline int uw_step_fp(struct uw_walk *w, __u8 why)
 {
 	__u64 frame[2];
 
-	if (unwind_mode == UNWIND_CFI) {
-		w->stop = OW_UW_STOP_NOTABLE;
-		return 1;
-	}
-	if (w->bp < w->low || w->bp - w->sp >= STACK_SPAN ||
+	if (unwind_mode == UNWIND_CFI ||
+	    w->bp < w->low || w->bp - w->sp >= STACK_SPAN ||
 	    bpf_probe_read_user(frame, sizeof(frame), (void *)w->bp)) {
-		w->stop = OW_UW_STOP_NOTABLE;
+		w->stop = why;
 		return 1;
 	}
 	w->ip = frame[1];
@@ -304,6 +303,30 @@ static __always_inline int uw_step_drap(struct uw_walk *w,
 	w->sp = w->low = cfa;
 	w->exact = 0;
 	return 0;
+}
+
+/*
+ * Whether the return address w->ip, whose byte before is in no table's
+ * range, is the first byte of one: a frame entered by a pushed address,
+ * not by a call (makecontext's __start_context, a coroutine's entry):
+ * the outermost frame of that stack.
+ */
+static __always_inline bool uw_entry(struct uw_walk *w)
+{
+	const struct ow_urow *r;
+	const struct ow_umap *m;
+	int k = uw_map(w->um, w->ip);
+	__u32 pc, idx;
+
+	if (k < 0)
+		return false;
+	barrier_var(k);
+	m = &w->um->m[k & (OW_UMAPS - 1)];
+	pc = (__u32)(w->ip - m->adj);
+	k = uw_row(m->first, m->nrows, pc);
+	idx = k;
+	r = k >= 0 ? bpf_map_lookup_elem(&rows, &idx) : 0;
+	return r && r->pc == pc && r->cfa != OW_CFA_NONE;
 }
 
 /* rbx of the frame being walked into w->bx; 1: the walk stops. */
@@ -371,13 +394,15 @@ static int uw_step(__u32 i, void *ctx)
 	if (r && r->cfa == OW_CFA_NONE && r->off == OW_DRAP_RULE)
 		return uw_step_drap(w, r);
 	if (!r || r->cfa == OW_CFA_NONE) {
-		if (r && r->off == OW_NONE_RULE)
+		if (r && r->off == OW_NONE_RULE) {
 			w->unfollowed = 1;
-		if (r && unwind_mode == UNWIND_CFI) {
-			w->stop = OW_UW_STOP_RULE;
+			return uw_step_fp(w, OW_UW_STOP_RULE);
+		}
+		if (!w->exact && w->um && uw_entry(w)) {
+			w->stop = OW_UW_END_ENTRY;
 			return 1;
 		}
-		return uw_step_fp(w);
+		return uw_step_fp(w, OW_UW_STOP_NOTABLE);
 	}
 	w->cfi = 1;
 	switch (r->cfa) {
@@ -453,7 +478,7 @@ static int uw_step(__u32 i, void *ctx)
 /* The current task's user stack by CFI (see uw_step), into ips; its size
  * in bytes, or -1 for a task this does not handle (32-bit). */
 static __always_inline long user_stack_cfi(struct task_struct *task,
-					   __u64 *ips)
+					   __u64 *ips, __u32 side)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct uw_walk w = {};
@@ -469,8 +494,9 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 			return len;
 		ask_tables(tgid);
 	}
+	side *= OW_UW_NR;
 	if (!w.um && unwind_mode == UNWIND_AUTO) {
-		count(&unwind_stats, OW_UW_FP);
+		count(&unwind_stats, side + OW_UW_FP);
 		return user_stack_fp(task, ips);
 	}
 	w.ips = ips;
@@ -493,21 +519,33 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 			return len;
 		ask_tables(tgid);
 	}
-	count(&unwind_stats, w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP);
-	count(&unwind_stats, w.stop);
+	count(&unwind_stats, side + (w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) :
+					     OW_UW_FP));
+	if (w.stop == OW_UW_END_ENTRY)	/* an end, of its own kind */
+		count(&unwind_stats, side + OW_UW_END);
+	count(&unwind_stats, side + w.stop);
 	if (w.unfollowed)
-		count(&unwind_stats, OW_UW_UNFOLLOWED);
+		count(&unwind_stats, side + OW_UW_UNFOLLOWED);
 	return w.n * sizeof(__u64);
 }
 #endif
 
-/* The user stack of task (the current task) into ips; its size in bytes,
- * or -1 for a task this does not handle (see the top of this file). */
-static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips)
+/* The user stack of task (the current task) into ips, counted on side
+ * (enum ow_uw_side); its size in bytes, or -1 for a task this does not
+ * handle (see the top of this file). */
+static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips,
+					  __u32 side)
 {
 #ifdef __TARGET_ARCH_x86
+	/* An exiting task past exit_mm() (its last switch, the wakeups of
+	 * its exit: its parent's wait4(), its joiner's futex) has no user
+	 * memory left: nothing to read, no frames. */
+	if (!task->mm) {
+		count(&unwind_stats, side * OW_UW_NR + OW_UW_NO_MM);
+		return 0;
+	}
 	return unwind_mode == UNWIND_FP ? user_stack_fp(task, ips) :
-					  user_stack_cfi(task, ips);
+					  user_stack_cfi(task, ips, side);
 #else
 	return -1;
 #endif

@@ -84,7 +84,11 @@ struct ow_umaps {
 	struct ow_umap m[OW_UMAPS];
 };
 
-/* How user stacks were walked, and why CFI walks stopped (per-CPU array). */
+/* How user stacks were walked, and why CFI walks stopped (per-CPU array:
+ * the blocked threads' walks at [0, OW_UW_NR), the wakers' at
+ * [OW_UW_NR, 2 * OW_UW_NR); index OW_UW_NR * side + stat). */
+enum ow_uw_side { OW_UW_BLOCKED, OW_UW_WAKER, OW_UW_SIDES };
+
 enum ow_unwind_stat {
 	OW_UW_CFI,		/* walked by CFI tables only */
 	OW_UW_MIXED,		/* CFI, with frames by rbp where no table */
@@ -92,6 +96,11 @@ enum ow_unwind_stat {
 	OW_UW_END,		/* CFI walk reached the outermost frame */
 	OW_UW_UNFOLLOWED,	/* CFI walk met a row OW_NONE_RULE (a rule we
 				 * do not follow; rbp taken there) */
+	OW_UW_END_ENTRY,	/* of OW_UW_END: at a context's entry, a return
+				 * address at the first byte of a table's
+				 * range (makecontext's __start_context) */
+	OW_UW_NO_MM,		/* not walked: the task has left its memory
+				 * (exiting, past exit_mm()) */
 	OW_UW_STOP_NOTABLE,	/* stopped: no table and no frame pointer */
 	OW_UW_STOP_READ,	/* stopped: stack memory not readable */
 	OW_UW_STOP_RULE,	/* stopped: a rule we cannot follow */

@@ -56,8 +56,11 @@ enum bpf_func_id {
 #define PF_KTHREAD	0x00200000
 #define TASK_COMM_LEN	16
 
+struct mm_struct;
 struct task_struct {
 	void *stack;
+	struct mm_struct *mm;	/* NULL: a kernel thread, or a task past
+				 * exit_mm() (exiting: no user memory) */
 	unsigned int __state;
 	unsigned int flags;
 	pid_t pid;

@@ -122,7 +122,7 @@ fi
 # explains it: a line matching no pattern, or whose explanation is gone
 # from the README, is a loss nobody was told about.
 explained=(
-	'user stacks: .* by unwind tables|Processes that appear later'
+	'user stacks of [a-z ]*: .* by unwind tables|Processes that appear later'
 	'unwind tables: .* files, .* MB of|Processes that appear later'
 	'files without unwind tables and .* unreadable|a file without unwind tables'
 	'tables did not fit --unwind-memory|a table that did not fit `--unwind-memory`'

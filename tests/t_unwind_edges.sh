@@ -17,12 +17,28 @@
 #  - a frame of 300000 bytes (CFA rsp + 300016) is walked through.
 #  - a library's constructor that blocks while dlopen() runs (no table of
 #    it in place yet) has whole stacks.
+#  - the summary counts each walk's end as what it is, blocked threads'
+#    and wakers' apart.
 # Needs root and BPF (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 
 can_unwind unwind_edges || exit 0
 CF=("${CF_NOFP[@]}")
+
+# edges_capture FILE SECONDS CMD...: CMD (a workload, left 0.3 s to
+# start) captured -f -p for SECONDS into $TMPD/FILE, the summary in
+# FILE.err, the capture's exit status in st; then CMD is ended.
+edges_capture() {
+	local f=$1 secs=$2 p
+	shift 2
+	"$@" & p=$!
+	sleep 0.3
+	"$OFFWAKE" -f -p $p "$secs" > "$TMPD/$f" 2> "$TMPD/$f.err"; st=$?
+	kill $p 2> /dev/null; wait $p 2> /dev/null
+}
+# The prefix of a stack from the entry to main.
+MAIN='^edges[_a-z]*;_start;__libc_start_main[^;]*;__libc_start_call_main;main;'
 if ! { cc "${CF[@]}" -o "$TMPD/edges" "$WL/edges.c" &&
        cc -O2 -shared -fPIC -o "$TMPD/lib0.so" "$WL/edgelib.c"; } 2> "$TMPD/cc.err"; then
 	fail unwind_edges_build "$(head -c 300 "$TMPD/cc.err")"
@@ -31,10 +47,7 @@ fi
 
 # 1. Noreturn calls: main ends with a call to serve(), the thread's
 # n1 -> n2 -> n3 are calls in tail position that never return.
-"$TMPD/edges" noreturn 30 & NR=$!
-sleep 0.3
-"$OFFWAKE" -f -p $NR 2 > "$TMPD/nr" 2> "$TMPD/nr.err"; st=$?
-kill $NR 2> /dev/null; wait $NR 2> /dev/null
+edges_capture nr 2 "$TMPD/edges" noreturn 30
 for want in 'main;serve;block_forever;' 'thread;n1;n2;n3;block_forever;'; do
 	if [ $st -eq 0 ] && grep -qF "$want" "$TMPD/nr"; then
 		pass "unwind_edges_noreturn ($want)"
@@ -46,10 +59,7 @@ done
 # 2. The depth limit: blocked 200 calls deep, the line says it was cut
 # (where its outer frames would be), and one 100 deep is not.
 for depth in 200 100; do
-	"$TMPD/edges" deep $depth 30 & DP=$!
-	sleep 0.3
-	"$OFFWAKE" -f -p $DP 1 > "$TMPD/deep$depth" 2> /dev/null; st=$?
-	kill $DP 2> /dev/null; wait $DP 2> /dev/null
+	edges_capture deep$depth 1 "$TMPD/edges" deep $depth 30
 	n=$(grep -c '^edges;\[truncated\];deep;deep;' "$TMPD/deep$depth")
 	reads=$(grep -c '^edges;.*;deep;block_forever;read;' "$TMPD/deep$depth")
 	if [ $depth = 200 ]; then ok=$((n > 0 && n == reads)); else ok=$((n == 0 && reads > 0)); fi
@@ -72,12 +82,8 @@ for ld in bfd lld; do
 		fail unwind_edges_linker_$ld "$(head -c 300 "$TMPD/cc.err")"
 		continue
 	fi
-	"$TMPD/edges_$ld" deep 4 30 & DP=$!
-	sleep 0.3
-	"$OFFWAKE" -f -p $DP 2 > "$TMPD/ld_$ld" 2> /dev/null; st=$?
-	kill $DP 2> /dev/null; wait $DP 2> /dev/null
-	pct=$(awk '/;deep;block_forever;read;/ { t += $NF; if ($0 ~ /^edges_[a-z]*;_start;__libc_start_main[^;]*;__libc_start_call_main;main;deep;deep;deep;deep;deep;block_forever;read;/) k += $NF }
-		END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/ld_$ld")
+	edges_capture ld_$ld 2 "$TMPD/edges_$ld" deep 4 30
+	pct=$(share "$TMPD/ld_$ld" "${MAIN}deep;deep;deep;deep;deep;block_forever;read;" ';deep;block_forever;read;')
 	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
 		pass "unwind_edges_linker_$ld ($pct% of the blocked read time reaches _start)"
 	else
@@ -100,8 +106,7 @@ for nlibs in 300 600; do
 	done
 	"$OFFWAKE" -f -p $LP 2 > "$TMPD/many$nlibs" 2> "$TMPD/many$nlibs.err"; st=$?
 	kill $LP 2> /dev/null; wait $LP 2> /dev/null
-	pct=$(awk '/;serve;block_forever;read;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;serve;block_forever;read;/) k += $NF }
-		END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/many$nlibs")
+	pct=$(share "$TMPD/many$nlibs" "${MAIN}serve;block_forever;read;" ';serve;block_forever;read;')
 	named=0
 	grep -q "mappings beyond 512 in a process had no table (the first: $TMPD/libs$nlibs/lib[0-9]*\.so)" "$TMPD/many$nlibs.err" && named=1
 	if [ $st -eq 0 ] && [ "$pct" -ge 90 ] && [ $named = $((nlibs > 512)) ]; then
@@ -113,12 +118,8 @@ done
 
 # 5. A realigned frame: main;r1;r2 exactly (a frame-pointer step there
 # took rbp + 16 for the CFA and added a wrong frame: main;r1;r1;r2).
-"$TMPD/edges" drap 30 & DP=$!
-sleep 0.3
-"$OFFWAKE" -f -p $DP 2 > "$TMPD/drap" 2> /dev/null; st=$?
-kill $DP 2> /dev/null; wait $DP 2> /dev/null
-pct=$(awk '/;r2;block_forever;read;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;r1;r2;block_forever;read;/) k += $NF }
-	END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/drap")
+edges_capture drap 2 "$TMPD/edges" drap 30
+pct=$(share "$TMPD/drap" "${MAIN}r1;r2;block_forever;read;" ';r2;block_forever;read;')
 if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
 	pass "unwind_edges_realigned ($pct% of the blocked read time exactly main;r1;r2)"
 else
@@ -136,8 +137,7 @@ if cc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -shared -fPIC -DED
 	touch "$TMPD/ctor.go"	# the library is loaded now, traced
 	wait $OW; st=$?
 	kill $CP 2> /dev/null; wait $CP 2> /dev/null
-	pct=$(awk '/;ctor_wait;[a-z_]*nanosleep;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;.*dlopen.*;edgelib_ctor;ctor_wait;[a-z_]*nanosleep;/) k += $NF }
-		END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/ctor")
+	pct=$(share "$TMPD/ctor" "${MAIN}.*dlopen.*;edgelib_ctor;ctor_wait;[a-z_]*nanosleep;" ';ctor_wait;[a-z_]*nanosleep;')
 	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
 		pass "unwind_edges_dlopen_constructor ($pct% of the constructor's blocked time reaches _start)"
 	else
@@ -149,14 +149,54 @@ fi
 
 # 7. A 300000-byte frame: main;big1 whole (its CFA offset did not fit a
 # row: the rule was not followed).
-"$TMPD/edges" big 30 & BP=$!
-sleep 0.3
-"$OFFWAKE" -f -p $BP 2 > "$TMPD/big" 2> /dev/null; st=$?
-kill $BP 2> /dev/null; wait $BP 2> /dev/null
-pct=$(awk '/;big1;block_forever;read;/ { t += $NF; if ($0 ~ /^edges;_start;__libc_start_main[^;]*;__libc_start_call_main;main;big1;block_forever;read;/) k += $NF }
-	END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/big")
+edges_capture big 2 "$TMPD/edges" big 30
+pct=$(share "$TMPD/big" "${MAIN}big1;block_forever;read;" ';big1;block_forever;read;')
 if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
 	pass "unwind_edges_big_frame ($pct% of the blocked read time reaches _start)"
 else
 	fail unwind_edges_big_frame "status $st, $pct% reaches _start: $(grep -o '^[^-]*block_forever' "$TMPD/big" | sort | uniq -c | head -3)"
+fi
+
+# 8. The summary's counts, blocked threads' and wakers' apart (the
+# wakers: the feeder thread's write(), walked whole).  A coroutine's
+# stack (makecontext) ends at its entry, __start_context: reached the
+# outermost frame, not "stopped early"; a frame whose CFA rule is not
+# followed, without a frame pointer, stops the walk for that rule, not
+# for "no table".
+# walks FILE SIDE: "WALKS REACHED ENTRIES RULE NOTABLE" of SIDE's line.
+walks() {
+	local l
+	l=$(grep -a "user stacks of $2: " "$1")
+	[ -n "$l" ] || { echo "0 0 0 0 0"; return; }
+	echo "$l" | awk '{
+		n = split($0, f, /[;,(]/); w = r = e = ru = nt = 0
+		for (i = 1; i <= n; i++) {
+			if (f[i] ~ /by (unwind tables|tables and frame pointers|frame pointers only)/) {
+				m = f[i]; sub(/^.*: /, "", m); sub(/^ */, "", m); w += m + 0 }
+			if (f[i] ~ /walks reached the outermost frame/) { m = f[i]; sub(/^ */, "", m); r = m + 0 }
+			if (f[i] ~ /at a context.s entry/) { m = f[i]; sub(/^ */, "", m); e = m + 0 }
+			if (f[i] ~ /a rule not followed/) { m = f[i]; sub(/^.*: /, "", m); sub(/^ */, "", m); ru = m + 0 }
+			if (f[i] ~ /no table and no frame pointer/) { m = f[i]; sub(/^.*: /, "", m); sub(/^ */, "", m); nt = m + 0 }
+		}
+		print w, r, e, ru, nt }'
+}
+edges_capture coroutine 2 "$TMPD/edges" coroutine 30
+read -r bw br be _ _ <<< "$(walks "$TMPD/coroutine.err" "blocked threads")"
+read -r ww wr _ _ _ <<< "$(walks "$TMPD/coroutine.err" wakers)"
+co=$(sum_us "$TMPD/coroutine" '^edges;[^-]*;co_main;block_forever;read;')
+if [ $st -eq 0 ] && [ "$co" -gt 0 ] && [ "$be" -gt 0 ] && [ $((br * 100)) -ge $((bw * 95)) ] &&
+   [ "$ww" -gt 0 ] && [ $((wr * 100)) -ge $((ww * 95)) ]; then
+	pass "unwind_edges_summary_coroutine (blocked: $br of $bw walks whole, $be at the coroutine's entry; wakers: $wr of $ww)"
+else
+	fail unwind_edges_summary_coroutine "status $st, co_main blocked ${co}us; blocked $br of $bw whole ($be at an entry), wakers $wr of $ww: $(grep -a 'user stacks' "$TMPD/coroutine.err" | head -c 600)"
+fi
+edges_capture rule 2 "$TMPD/edges" rule 30
+read -r bw br _ bru bnt <<< "$(walks "$TMPD/rule.err" "blocked threads")"
+read -r ww wr _ _ _ <<< "$(walks "$TMPD/rule.err" wakers)"
+rw=$(sum_us "$TMPD/rule" '^edges;[^-]*rule_wait;rule_block;block_forever;read;')
+if [ $st -eq 0 ] && [ "$rw" -gt 0 ] && [ "$bru" -gt 0 ] && [ $((bnt * 20)) -le "$bru" ] &&
+   [ "$ww" -gt 0 ] && [ $((wr * 100)) -ge $((ww * 95)) ]; then
+	pass "unwind_edges_summary_rule (blocked: $bru stopped at a rule not followed, $bnt 'no table'; wakers: $wr of $ww whole)"
+else
+	fail unwind_edges_summary_rule "status $st, rule_wait blocked ${rw}us; blocked: rule $bru, no table $bnt, of $bw; wakers $wr of $ww: $(grep -a 'user stacks' "$TMPD/rule.err" | head -c 600)"
 fi

@@ -27,12 +27,6 @@ if ! { cc "${CF[@]}" -o "$TMPD/chain" "$WL/chain.c" "$WL/chainlib.c" &&
 	exit 0
 fi
 
-# share FILE WHOLE PART: percent of PART's time (lines matching the
-# regex PART) that also match WHOLE
-share() {
-	awk -v w="$2" -v p="$3" '$0 ~ p { t += $NF; if ($0 ~ w) k += $NF }
-		END { printf "%d\n", t ? 100 * k / t : -1 }' "$1"
-}
 whole_blocked='^ow_chain;_start;__libc_start_main[^;]*;__libc_start_call_main;main;f1;f2;f3;f4;f5;f6;(__GI___libc_read|__libc_read|read);;'
 
 # 1. A process that starts after the capture: no -p, so no table before

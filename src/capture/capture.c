@@ -909,8 +909,13 @@ static int load(struct capture *c, const struct capture_cfg *o)
 	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
 						   libbpf_quiet);
 	c->skel = force_raw ? NULL : open_load(o, false, &err);
-	if (!c->skel && (force_raw || (err != EPERM && err != EACCES)))
+	if (!c->skel && (force_raw || (err != EPERM && err != EACCES))) {
 		c->skel = open_load(o, true, force_raw ? &err : &err2);
+		/* said: the raw_tp set walks user stacks by frame pointers */
+		if (c->skel && !force_raw)
+			fprintf(stderr, OW_PROG ": warning: the tp_btf programs did not load (%s): tracing with the raw_tp ones, user stacks by frame pointers only (%s)\n",
+				strerror(err), load_hint(err));
+	}
 	if (!c->skel) {
 		ow_err("loading the BPF programs: %s: %s", strerror(err),
 		       load_hint(err));
@@ -1219,7 +1224,7 @@ int capture_finish(struct capture *c)
 		fold_late_names(&c->fo);
 	}
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
-	read_percpu(c->skel->maps.unwind_stats, c->uw, OW_UW_NR);
+	read_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
 	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
 	if (c->defer)
 		uw_defer_get_stats(c->defer, &c->defer_st);
@@ -1362,13 +1367,16 @@ static void report_unfollowed(const struct capture *c)
 	char files[256] = "";
 	size_t len = 0;
 
-	if (!c->uw[OW_UW_UNFOLLOWED] || !st->unfollowed)
+	uint64_t met = c->uw[OW_UW_BLOCKED][OW_UW_UNFOLLOWED] +
+		       c->uw[OW_UW_WAKER][OW_UW_UNFOLLOWED];
+
+	if (!met || !st->unfollowed)
 		return;
 	for (int i = 0; i < CFI_WORST && st->worst[i].rows && len < sizeof(files); i++)
 		len += snprintf(files + len, sizeof(files) - len, "%s%s %zu",
 				i ? ", " : "", st->worst[i].name, st->worst[i].rows);
 	fprintf(stderr, OW_PROG ": note: %llu walks met CFI rules we do not follow (frame pointers taken there); rows we cannot follow: %s%s (%zu in all)\n",
-		(unsigned long long)c->uw[OW_UW_UNFOLLOWED], files,
+		(unsigned long long)met, files,
 		st->unfollowed_files > CFI_WORST ? ", ..." : "", st->unfollowed);
 }
 
@@ -1392,7 +1400,9 @@ static void report_deferred(const struct capture *c)
 			(unsigned long long)c->df[OW_DF_LIMIT], OW_DEFER_PER_GEN);
 }
 
-void capture_report_unwind(const struct capture *c)
+/* Walks of one side's user stacks (uw: c->uw[side]), counted by how they
+ * were walked and how they ended; nothing when none was walked. */
+static void report_walks(const char *side, const uint64_t *uw)
 {
 	static const char *const why[OW_UW_NR] = {
 		[OW_UW_STOP_NOTABLE] = "no table and no frame pointer",
@@ -1401,24 +1411,43 @@ void capture_report_unwind(const struct capture *c)
 		[OW_UW_STOP_DEPTH] = "depth limit",
 		[OW_UW_STOP_BAD] = "the stack pointer did not move up",
 	};
-	const struct cfi_stats *st = &c->cfi_st;
-	uint64_t walks = c->uw[OW_UW_CFI] + c->uw[OW_UW_MIXED] + c->uw[OW_UW_FP];
-	char stops[512] = "";
+	uint64_t walks = uw[OW_UW_CFI] + uw[OW_UW_MIXED] + uw[OW_UW_FP];
+	char stops[512] = "", entries[64] = "", nomm[96] = "";
 	size_t len = 0;
 
-	if (c->unwind == OW_UNWIND_FP || !walks)
+	if (!walks)
 		return;
 	for (int i = OW_UW_STOP_NOTABLE; i < OW_UW_NR; i++)
-		if (c->uw[i] && len < sizeof(stops))
+		if (uw[i] && len < sizeof(stops))
 			len += snprintf(stops + len, sizeof(stops) - len, "%s%llu %s",
-					len ? ", " : "", (unsigned long long)c->uw[i],
+					len ? ", " : "", (unsigned long long)uw[i],
 					why[i]);
-	fprintf(stderr, OW_PROG ": user stacks: %llu by unwind tables, %llu by tables and frame pointers, %llu by frame pointers only; %llu walks reached the outermost frame%s%s%s\n",
-		(unsigned long long)c->uw[OW_UW_CFI],
-		(unsigned long long)c->uw[OW_UW_MIXED],
-		(unsigned long long)c->uw[OW_UW_FP],
-		(unsigned long long)c->uw[OW_UW_END],
-		len ? "; stopped early: " : "", stops, "");
+	if (uw[OW_UW_NO_MM])
+		snprintf(nomm, sizeof(nomm), "; %llu not walked (the task was exiting: no user memory left)",
+			 (unsigned long long)uw[OW_UW_NO_MM]);
+	if (uw[OW_UW_END_ENTRY])
+		snprintf(entries, sizeof(entries), " (%llu at a context's entry)",
+			 (unsigned long long)uw[OW_UW_END_ENTRY]);
+	fprintf(stderr, OW_PROG ": user stacks of %s: %llu by unwind tables, %llu by tables and frame pointers, %llu by frame pointers only; %llu walks reached the outermost frame%s%s%s%s\n",
+		side, (unsigned long long)uw[OW_UW_CFI],
+		(unsigned long long)uw[OW_UW_MIXED],
+		(unsigned long long)uw[OW_UW_FP],
+		(unsigned long long)uw[OW_UW_END], entries,
+		len ? "; stopped early: " : "", stops, nomm);
+}
+
+void capture_report_unwind(const struct capture *c)
+{
+	const struct cfi_stats *st = &c->cfi_st;
+	uint64_t walks = 0;
+
+	for (int s = 0; s < OW_UW_SIDES; s++)
+		walks += c->uw[s][OW_UW_CFI] + c->uw[s][OW_UW_MIXED] +
+			 c->uw[s][OW_UW_FP];
+	if (c->unwind == OW_UNWIND_FP || !walks)
+		return;
+	report_walks("blocked threads", c->uw[OW_UW_BLOCKED]);
+	report_walks("wakers", c->uw[OW_UW_WAKER]);
 	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms)\n",
 		st->tables, st->procs_loaded, st->procs_loaded == 1 ? "" : "es",
 		st->rows * sizeof(struct ow_urow) / 1048576.0,

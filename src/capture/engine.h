@@ -65,7 +65,8 @@ struct capture {
 	struct cfi *cfi;		/* unwind tables (NULL: fp) */
 	void *rows;			/* the rows map, mapped */
 	size_t rows_len;
-	uint64_t uw[OW_UW_NR];		/* how user stacks were walked */
+	uint64_t uw[OW_UW_SIDES][OW_UW_NR];	/* how user stacks were walked,
+					 * blocked threads' and wakers' */
 	struct uw_defer *defer;		/* deferred user stacks (NULL: fp) */
 	uint64_t df[OW_DF_NR];		/* the kernel side's deferrals */
 	struct uw_defer_stats defer_st;

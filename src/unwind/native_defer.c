@@ -82,9 +82,10 @@ static void walk_one(struct uw_defer *d, struct kept *c,
 	nr = uw_walk_copy(&d->walker, &r, st.ips, OW_MAX_STACK_DEPTH, &end);
 	if (end == UW_WALK_COPY && nr < OW_MAX_STACK_DEPTH)
 		st.ips[nr++] = OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED);
-	d->st.whole += end == UW_WALK_END;
+	d->st.whole += end == UW_WALK_END || end == UW_WALK_ENTRY;
 	d->st.cut += end == UW_WALK_COPY;
-	d->st.other += end != UW_WALK_END && end != UW_WALK_COPY;
+	d->st.other += end != UW_WALK_END && end != UW_WALK_ENTRY &&
+		       end != UW_WALK_COPY;
 	st.type = OW_EV_STACK;
 	st.nr = nr;
 	st.hash = c->ref;

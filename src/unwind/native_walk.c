@@ -7,7 +7,8 @@
  * holding the pc, the last row at or below it, the CFA from the row, the
  * return address at CFA - 8 and the caller's rbp (and rbx) where the row
  * says, realigned frames (DRAP) by their saved CFA;
- * where no table covers the pc, one frame by rbp (unless cfi_only).  A
+ * where no table covers the pc, one frame by rbp (unless cfi_only), or
+ * the end at a context's entry.  A
  * read outside the copy ends the walk (UW_WALK_COPY): never a guess.
  */
 #include <string.h>
@@ -39,13 +40,15 @@ static bool rd(const struct walk *k, uint64_t addr, uint64_t *v)
 	return true;
 }
 
-/* The row for the frame's pc, or NULL (no mapping, no row). */
-static const struct ow_urow *find_row(const struct walk *k, uint64_t pc)
+/* The row for the frame's pc (pc - the mapping's adj in *rel), or NULL
+ * (no mapping, no row). */
+static const struct ow_urow *find_row(const struct walk *k, uint64_t pc,
+				      uint32_t *rel)
 {
 	const struct ow_umaps *um = k->w->um;
 	uint32_t lo = 0, hi, mid, n;
 	const struct ow_umap *m;
-	uint64_t rel;
+	uint64_t off;
 
 	if (!um)
 		return NULL;
@@ -62,14 +65,15 @@ static const struct ow_urow *find_row(const struct walk *k, uint64_t pc)
 	m = &um->m[lo - 1];
 	if (m->first > k->w->nrows || m->nrows > k->w->nrows - m->first)
 		return NULL;
-	rel = pc - m->adj;
-	if (rel > UINT32_MAX)
+	off = pc - m->adj;
+	if (off > UINT32_MAX)
 		return NULL;
+	*rel = (uint32_t)off;
 	lo = 0;
 	n = hi = m->nrows;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (k->w->rows[m->first + mid].pc <= (uint32_t)rel)
+		if (k->w->rows[m->first + mid].pc <= *rel)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -77,13 +81,14 @@ static const struct ow_urow *find_row(const struct walk *k, uint64_t pc)
 	return lo && n ? &k->w->rows[m->first + lo - 1] : NULL;
 }
 
-/* One frame by rbp; -1: the walk stops (*end set). */
-static int step_fp(struct walk *k, enum uw_walk_end *end)
+/* One frame by rbp where the table has nothing to follow (why: no row,
+ * or a rule not followed); -1: the walk stops (*end set). */
+static int step_fp(struct walk *k, enum uw_walk_end why, enum uw_walk_end *end)
 {
 	uint64_t fp = k->bp, next_bp, ra;
 
 	if (k->w->cfi_only || fp < k->low || fp - k->sp >= STACK_SPAN) {
-		*end = UW_WALK_NOTABLE;
+		*end = why;
 		return -1;
 	}
 	if (!rd(k, fp, &next_bp) || !rd(k, fp + 8, &ra)) {
@@ -192,11 +197,23 @@ static int step_row(struct walk *k, const struct ow_urow *r,
 	return 0;
 }
 
+/* Whether the return address k->ip (its byte before in no table's range)
+ * is the first byte of one: a frame entered by a pushed address, not a
+ * call (makecontext's __start_context): the stack's outermost frame. */
+static bool at_entry(const struct walk *k)
+{
+	uint32_t rel;
+	const struct ow_urow *row = find_row(k, k->ip, &rel);
+
+	return row && row->pc == rel && row->cfa != OW_CFA_NONE;
+}
+
 size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
 		    __u64 *ips, size_t max, enum uw_walk_end *end)
 {
 	struct walk k = { w, r, r->ip, r->sp, r->bp, r->sp, r->bx, true, true };
 	const struct ow_urow *row;
+	uint32_t rel;
 	size_t n = 0;
 
 	for (;;) {
@@ -209,16 +226,19 @@ size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
 			return n;
 		}
 		ips[n++] = k.ip;
-		row = find_row(&k, k.ip - !k.exact);
+		row = find_row(&k, k.ip - !k.exact, &rel);
 		if (row && row->cfa == OW_CFA_NONE && row->off == OW_DRAP_RULE) {
 			if (step_drap(&k, row, end))
 				return n;
+		} else if (row && row->cfa == OW_CFA_NONE && row->off == OW_NONE_RULE) {
+			if (step_fp(&k, UW_WALK_RULE, end))
+				return n;
 		} else if (!row || row->cfa == OW_CFA_NONE) {
-			if (row && w->cfi_only) {
-				*end = UW_WALK_RULE;
+			if (!k.exact && at_entry(&k)) {
+				*end = UW_WALK_ENTRY;
 				return n;
 			}
-			if (step_fp(&k, end))
+			if (step_fp(&k, UW_WALK_NOTABLE, end))
 				return n;
 		} else if (step_row(&k, row, end)) {
 			return n;

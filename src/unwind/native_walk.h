@@ -29,6 +29,8 @@ enum uw_walk_end {
 	UW_WALK_RULE,		/* a rule not followed */
 	UW_WALK_DEPTH,		/* OW_MAX_STACK_DEPTH frames */
 	UW_WALK_BAD,		/* the CFA did not move up */
+	UW_WALK_ENTRY,		/* the outermost frame: a context's entry (a
+				 * return address at a table's first byte) */
 	UW_WALK_NR,
 };
 

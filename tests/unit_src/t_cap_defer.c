@@ -23,16 +23,21 @@
 
 /* One mapped "file" [0x400000, 0x401000), row pcs from 0x400000: f at
  * 0x000 (rbp pushed: CFA = rsp + 16, rbp at CFA - 16), g at 0x100 (CFA =
- * rsp + 8), _start at 0x200 (the outermost), a gap at 0x300. */
+ * rsp + 8), _start at 0x200 (the outermost), a gap at 0x300, a context's
+ * entry (makecontext's __start_context: entered by a pushed address) at
+ * 0x380, and code whose CFA rule is not followed at 0x3c0. */
 static const struct ow_urow rows[] = {
 	{ .pc = 0x000, .cfa = OW_CFA_RSP, .rbp = -2, .off = 16 },
 	{ .pc = 0x100, .cfa = OW_CFA_RSP, .off = 8 },
 	{ .pc = 0x200, .cfa = OW_CFA_END },
 	{ .pc = 0x300, .cfa = OW_CFA_NONE },
+	{ .pc = 0x380, .cfa = OW_CFA_RSP, .off = 8 },
+	{ .pc = 0x3c0, .cfa = OW_CFA_NONE, .off = OW_NONE_RULE },
 };
+#define NROWS	(sizeof(rows) / sizeof(rows[0]))
 static struct ow_umaps um = {
 	.n = 1, .gen = 1,
-	.m = { { 0x400000, 0x401000, 0x400000, 0, 4 } },
+	.m = { { 0x400000, 0x401000, 0x400000, 0, NROWS } },
 };
 static int have_entry = 1;
 
@@ -56,7 +61,7 @@ static uint64_t stack[8] = {
 
 static void test_walk(void)
 {
-	struct uw_walker w = { &um, rows, 4, false };
+	struct uw_walker w = { &um, rows, NROWS, false };
 	struct uw_regs r = { 0x400150, SP, 0, 0, (const uint8_t *)stack,
 			     sizeof(stack) };
 	enum uw_walk_end end;
@@ -89,6 +94,34 @@ static void test_walk(void)
 	      "%zu frames, end %d", n, end);
 }
 
+/* How walks end: at a context's entry (the outermost frame of a
+ * coroutine's stack), and at a rule not followed (not "no table"). */
+static void test_walk_ends(void)
+{
+	static const uint64_t co[4] = { 0x400380 };	/* g returns to the
+							 * entry's first byte */
+	struct uw_walker w = { &um, rows, NROWS, false };
+	struct uw_regs r = { 0x400150, SP, 0, 0, (const uint8_t *)co,
+			     sizeof(co) };
+	enum uw_walk_end end;
+	__u64 ips[16];
+	size_t n = uw_walk_copy(&w, &r, ips, 16, &end);
+
+	check(n == 2 && end == UW_WALK_ENTRY && ips[1] == 0x400380,
+	      "defer: a return address at a table's first byte after a gap: the context's entry, the end",
+	      "%zu frames, end %d", n, end);
+	r.ip = 0x4003c8;	/* a rule not followed, rbp 0: no frame */
+	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	check(n == 1 && end == UW_WALK_RULE,
+	      "defer: a rule not followed, no frame pointer: counted as the rule",
+	      "%zu frames, end %d", n, end);
+	r.ip = 0x400310;	/* in the gap itself: no table */
+	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	check(n == 1 && end == UW_WALK_NOTABLE,
+	      "defer: a pc in no table's range, no frame pointer: no table",
+	      "%zu frames, end %d", n, end);
+}
+
 static struct ow_ucopy rec;
 static __u64 got_ref;
 static __u32 got_nr;
@@ -118,7 +151,7 @@ static bool ready_adding(void *ctx, uint32_t tgid)
 
 static void test_queue(void)
 {
-	struct uw_defer *d = uw_defer_new(UMAPS_FD, rows, 4, false, 1 << 20);
+	struct uw_defer *d = uw_defer_new(UMAPS_FD, rows, NROWS, false, 1 << 20);
 	struct uw_defer_stats st;
 	size_t len;
 
@@ -160,7 +193,7 @@ static void test_queue(void)
 	uw_defer_free(d);
 
 	/* past the memory bound: walked at once, counted as early */
-	d = uw_defer_new(UMAPS_FD, rows, 4, false, 10);
+	d = uw_defer_new(UMAPS_FD, rows, NROWS, false, 10);
 	rec.len = sizeof(stack);
 	uw_defer_add(d, &rec, len);
 	ready_flag = false;
@@ -189,6 +222,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_walk();
+	test_walk_ends();
 	test_queue();
 	return failed;
 }

@@ -29,6 +29,17 @@
  *   dlopen() every DIR/lib*.so first (hundreds: more executable mappings
  *   than one process's table index held), then as noreturn: libc's and
  *   ld.so's frames must keep their tables.
+ * usage: edges coroutine SECONDS
+ *   main runs co_main() on a stack of its own (makecontext, swapcontext),
+ *   which blocks: its walk ends at __start_context, the coroutine's
+ *   outermost frame (its return address is undefined there).
+ * usage: edges rule SECONDS
+ *   main -> rule_wait -> rule_block -> block_forever, where rule_wait's
+ *   CFA is r11 + 8 (a register no walker can know at a call, as in
+ *   libcrypto's AVX code) and rbp is 0: the walk stops there, for a rule
+ *   it does not follow.
+ * In every mode the feeder thread's write() is the waker (its own stack
+ * walked whole).
  */
 #include <alloca.h>
 #include <dirent.h>
@@ -38,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static int fds[2];
@@ -129,6 +141,49 @@ __attribute__((noinline)) int r1(int n)
 	return r2(n) + 1;
 }
 
+static ucontext_t co_ctx, main_ctx;
+
+__attribute__((noinline)) void co_main(void)
+{
+	block_forever();
+}
+
+/* A stack of its own for co_main(): 64 KiB. */
+static void run_coroutine(void)
+{
+	static char co_stack[65536] __attribute__((aligned(16)));
+
+	if (getcontext(&co_ctx))
+		_exit(4);
+	co_ctx.uc_stack.ss_sp = co_stack;
+	co_ctx.uc_stack.ss_size = sizeof(co_stack);
+	co_ctx.uc_link = &main_ctx;
+	makecontext(&co_ctx, co_main, 0);
+	swapcontext(&main_ctx, &co_ctx);
+	_exit(5);
+}
+
+__attribute__((noinline, noreturn)) void rule_block(void)
+{
+	block_forever();
+}
+
+/* rule_wait(): the CFA kept in r11, the stack realigned, no rbp. */
+__asm__(".text\n"
+	".globl rule_wait\n"
+	".type rule_wait, @function\n"
+	"rule_wait:\n"
+	"	.cfi_startproc\n"
+	"	mov %rsp, %r11\n"
+	"	.cfi_def_cfa_register %r11\n"
+	"	and $-64, %rsp\n"
+	"	xor %ebp, %ebp\n"
+	"	call rule_block\n"
+	"	ud2\n"
+	"	.cfi_endproc\n"
+	".size rule_wait, .-rule_wait\n");
+void rule_wait(void) __attribute__((noreturn));
+
 int main(int argc, char **argv)
 {
 	pthread_t t, f;
@@ -150,6 +205,10 @@ int main(int argc, char **argv)
 		_exit(r1(argc));
 	if (big_mode)
 		_exit(big1(argc));
+	if (argc == 3 && !strcmp(argv[1], "coroutine"))
+		run_coroutine();
+	if (argc == 3 && !strcmp(argv[1], "rule"))
+		rule_wait();
 	if (ctor_mode) {
 		const char *go = getenv("EDGE_GO");
 

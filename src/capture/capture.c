@@ -787,24 +787,24 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
  * itself is taken for an interrupt's: its user stack is not walked). */
 static void syscall_entry(struct capture *c)
 {
-	static const struct {
-		const char *name;
-		bool task;
-	} callers[] = {		/* (fold.c's softirq_callers: the same) */
-		{ "do_softirq", true }, { "do_softirq.part.0", true },
-		{ "__local_bh_enable_ip", true }, { "__irq_exit_rcu", false },
-		{ "irq_exit_rcu", false }, { "run_ksoftirqd", false },
-	};
+	static const char *const copies[] = { "", ".part.0" };
+	char name[128];
 	uint64_t lo, hi;
 	size_t n = 0;
 
 	if (!c->fo.ks)
 		return;
-	for (size_t i = 0; i < sizeof(callers) / sizeof(*callers) &&
-			   n < OW_SOFTIRQ_CALLERS; i++)
-		if (!ksyms_extent(c->fo.ks, callers[i].name, &lo, &hi))
-			c->skel->bss->softirq_callers[n++] =
-				(struct ow_krange){ lo, hi, callers[i].task };
+	/* each caller, and the copy the compiler made of it (a symbol of
+	 * its own: do_softirq.part.0 beside do_softirq) */
+	for (size_t i = 0; i < ksyms_nsoftirq_callers; i++)
+		for (size_t j = 0; j < sizeof(copies) / sizeof(*copies) &&
+				   n < OW_SOFTIRQ_CALLERS; j++) {
+			snprintf(name, sizeof(name), "%s%s",
+				 ksyms_softirq_callers[i].name, copies[j]);
+			if (!ksyms_extent(c->fo.ks, name, &lo, &hi))
+				c->skel->bss->softirq_callers[n++] = (struct ow_krange){
+					lo, hi, ksyms_softirq_callers[i].task };
+		}
 	if (!ksyms_extent(c->fo.ks, "entry_SYSCALL_64", &lo, &hi)) {
 		c->skel->bss->syscall_hi = hi;
 		__atomic_store_n(&c->skel->bss->syscall_lo, lo, __ATOMIC_RELEASE);

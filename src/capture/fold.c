@@ -111,23 +111,6 @@ static const struct {
 	{ "exc_nmi", OW_MARK_NMI }, { "default_do_nmi", OW_MARK_NMI },
 };
 
-/*
- * Who ran a soft IRQ: the first of these found below its entry (towards
- * the root; an interrupt's entry, irq_entries, counts as an interrupt's
- * exit).  A task runs the soft IRQs pending when it enables them again
- * (local_bh_enable(), do_softirq() on its behalf): over loopback, the
- * receipt of the packet it is sending, so it is the cause of what they
- * wake.  An interrupt's exit and ksoftirqd run them on nobody's account.
- */
-static const struct {
-	const char *prefix;
-	bool task;
-} softirq_callers[] = {
-	{ "do_softirq", true }, { "__local_bh_enable_ip", true },
-	{ "local_bh_enable", true }, { "__irq_exit_rcu", false },
-	{ "irq_exit", false }, { "run_ksoftirqd", false },
-};
-
 static const char *const plumbing[] = {
 	"bpf_prog_", "bpf_trampoline_", "bpf_trace_run", "__bpf_trace_",
 	"__traceiter_", "bpf_get_stack", "bpf_dispatcher_", "__bpf_prog_",
@@ -249,15 +232,16 @@ static enum ow_marker irq_entry(const struct symstack *s, size_t i)
 
 /*
  * Whether the soft IRQ entered at frame i of s ran on a task's account
- * (softirq_callers); when its caller is not found (a stack cut short),
+ * (ksyms_softirq_callers; an interrupt's entry, irq_entries, counts
+ * as an interrupt's exit); when its caller is not found (a stack cut short),
  * it did not.
  */
 static bool softirq_of_task(const struct symstack *s, size_t i)
 {
 	while (++i < s->n) {
-		for (size_t j = 0; j < COUNT(softirq_callers); j++)
-			if (has_prefix(s->f[i].name, softirq_callers[j].prefix))
-				return softirq_callers[j].task;
+		for (size_t j = 0; j < ksyms_nsoftirq_callers; j++)
+			if (ksyms_is(s->f[i].name, ksyms_softirq_callers[j].name))
+				return ksyms_softirq_callers[j].task;
 		enum ow_marker m = irq_entry(s, i);
 
 		if (m != OW_MARK_NR && m != OW_MARK_SOFTIRQ)

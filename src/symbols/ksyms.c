@@ -126,3 +126,18 @@ const char *ksyms_name(const struct ksyms *k, uint64_t addr)
 		return NULL;
 	return k->names + k->syms[lo - 1].name;
 }
+
+const struct ksyms_caller ksyms_softirq_callers[] = {
+	{ "do_softirq", true }, { "__local_bh_enable_ip", true },
+	{ "__irq_exit_rcu", false }, { "irq_exit_rcu", false },
+	{ "irq_exit", false }, { "run_ksoftirqd", false },
+};
+const size_t ksyms_nsoftirq_callers =
+	sizeof(ksyms_softirq_callers) / sizeof(ksyms_softirq_callers[0]);
+
+bool ksyms_is(const char *name, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return !strncmp(name, fn, n) && (!name[n] || name[n] == '.');
+}

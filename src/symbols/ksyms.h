@@ -5,6 +5,8 @@
 #ifndef OW_KSYMS_H
 #define OW_KSYMS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ksyms;
@@ -18,6 +20,26 @@ void ksyms_free(struct ksyms *k);
  * function or nothing after it. */
 int ksyms_extent(const struct ksyms *k, const char *name, uint64_t *lo,
 		 uint64_t *hi);
+
+/*
+ * Who ran a soft IRQ: the first of these found below its entry (towards
+ * the root).  A task runs the soft IRQs pending when it enables them
+ * again (local_bh_enable(), do_softirq() on its behalf): over loopback,
+ * the receipt of the packet it is sending, so it is the cause of what
+ * they wake (task).  An interrupt's exit and ksoftirqd run them on
+ * nobody's account.  One table for the kernel side's ranges
+ * (capture.c) and the folder's names (fold.c).
+ */
+struct ksyms_caller {
+	const char *name;
+	bool task;
+};
+extern const struct ksyms_caller ksyms_softirq_callers[];
+extern const size_t ksyms_nsoftirq_callers;
+
+/* Whether name is the function fn, or a copy the compiler made of it
+ * (fn.part.0, fn.isra.0, fn.constprop.0, fn.cold). */
+bool ksyms_is(const char *name, const char *fn);
 
 /* Name of the function containing addr, or NULL when unknown. */
 const char *ksyms_name(const struct ksyms *k, uint64_t addr);

@@ -396,6 +396,10 @@ static int uw_step(__u32 i, void *ctx)
 	if (!r || r->cfa == OW_CFA_NONE) {
 		if (r && r->off == OW_NONE_RULE) {
 			w->unfollowed = 1;
+			if (r->rbp != -2) {	/* no frame pointer's layout */
+				w->stop = OW_UW_STOP_RULE;
+				return 1;
+			}
 			return uw_step_fp(w, OW_UW_STOP_RULE);
 		}
 		if (!w->exact && w->um && uw_entry(w)) {

@@ -45,7 +45,9 @@ enum ow_cfa {
 
 #define OW_RBX_LOST	31	/* ow_urow.rbx: its rule is not one we follow */
 #define OW_NONE_RULE	1	/* ow_urow.off of an OW_CFA_NONE row whose
-				 * CFI rule we do not follow */
+				 * CFI rule we do not follow; its rbp -2 when
+				 * rbp is saved at CFA - 16 (a frame pointer's
+				 * layout: one step by rbp), else 0 (stop) */
 #define OW_DRAP_RULE	2	/* ow_urow.off of an OW_CFA_NONE row of a
 				 * realigned frame (DRAP): CFA = *(rbp + 8 *
 				 * rbp), rbp saved at rbp + 0 */
@@ -95,7 +97,8 @@ enum ow_unwind_stat {
 	OW_UW_FP,		/* by frame pointers only (no table at all) */
 	OW_UW_END,		/* CFI walk reached the outermost frame */
 	OW_UW_UNFOLLOWED,	/* CFI walk met a row OW_NONE_RULE (a rule we
-				 * do not follow; rbp taken there) */
+				 * do not follow; rbp taken there when the
+				 * row's rbp is -2, else it stopped) */
 	OW_UW_END_ENTRY,	/* of OW_UW_END: at a context's entry, a return
 				 * address at the first byte of a table's
 				 * range (makecontext's __start_context) */

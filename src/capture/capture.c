@@ -1375,7 +1375,7 @@ static void report_unfollowed(const struct capture *c)
 	for (int i = 0; i < CFI_WORST && st->worst[i].rows && len < sizeof(files); i++)
 		len += snprintf(files + len, sizeof(files) - len, "%s%s %zu",
 				i ? ", " : "", st->worst[i].name, st->worst[i].rows);
-	fprintf(stderr, OW_PROG ": note: %llu walks met CFI rules we do not follow (frame pointers taken there); rows we cannot follow: %s%s (%zu in all)\n",
+	fprintf(stderr, OW_PROG ": note: %llu walks met CFI rules we do not follow (one frame taken by rbp where the frame saved it beside the return address, else the walk stopped there); rows we cannot follow: %s%s (%zu in all)\n",
 		(unsigned long long)met, files,
 		st->unfollowed_files > CFI_WORST ? ", ..." : "", st->unfollowed);
 }

@@ -22,8 +22,10 @@
  *                          realigned frame (gcc's DRAP: -mstackrealign,
  *                          alloca beside an over-aligned local), whose
  *                          rbp is saved at rbp + 0
- *   anything else          OW_CFA_NONE, off OW_NONE_RULE (the walker
- *                          falls back to rbp, and counts it)
+ *   anything else          OW_CFA_NONE, off OW_NONE_RULE, rbp -2 where rbp
+ *                          is saved at CFA - 16 (the walker takes one
+ *                          frame by rbp there), else 0 (it stops there:
+ *                          no guess); counted
  *
  * and the return address must be at CFA - 8; rbp saved at CFA + N gives
  * rbp = N / 8, rbp unchanged (or undefined) gives 0; rbx saved at CFA - N
@@ -568,6 +570,23 @@ static void rbx_rule(Dwarf_Frame *f, struct ow_urow *r)
 }
 
 /*
+ * A row whose rule we do not follow (r: OW_NONE_RULE) keeps rbp = -2
+ * when rbp is saved beside the return address (at CFA - 16), the frame
+ * pointer's layout: the walker may take one frame by rbp there (a
+ * function with a frame pointer: CFA = rbp + 16).  Otherwise rbp is 0
+ * and the walk stops at the row: a frame-pointer step would guess (a
+ * realigned frame without one: the CFA off by the padding, a wrong frame
+ * above).
+ */
+static void fp_layout(Dwarf_Frame *f, struct ow_urow *r)
+{
+	struct ow_urow fp = { 0 };
+
+	if (rbp_rule(f, &fp) && fp.rbp == -2)
+		r->rbp = -2;
+}
+
+/*
  * A realigned frame's row (r has its CFA rule): kept when the return
  * address is at CFA - 8 (ra: its rule, n ops; NULL: none) and rbp is
  * saved where rbp points (libdw gives DW_CFA_expression as the CFA, then
@@ -585,6 +604,7 @@ static void drap_rule(Dwarf_Frame *f, struct ow_urow *r, const Dwarf_Op *ra,
 	    o[0].atom != DW_OP_call_frame_cfa || o[1].atom != DW_OP_breg6 ||
 	    o[1].number != 0) {
 		*r = (struct ow_urow){ .cfa = OW_CFA_NONE, .off = OW_NONE_RULE };
+		fp_layout(f, r);
 		t->nexpr++;
 		return;
 	}
@@ -627,6 +647,7 @@ static void row_rule(Dwarf_Frame *f, bool signalp, struct ow_urow *r,
 		rbx_rule(f, r);
 	if (why != FOLLOWED) {
 		*r = (struct ow_urow){ .cfa = OW_CFA_NONE, .off = OW_NONE_RULE };
+		fp_layout(f, r);
 		t->nexpr += why == EXPR;
 		t->nother += why == OTHER;
 	}

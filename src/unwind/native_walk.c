@@ -231,6 +231,10 @@ size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
 			if (step_drap(&k, row, end))
 				return n;
 		} else if (row && row->cfa == OW_CFA_NONE && row->off == OW_NONE_RULE) {
+			if (row->rbp != -2) {	/* no frame pointer's layout */
+				*end = UW_WALK_RULE;
+				return n;
+			}
 			if (step_fp(&k, UW_WALK_RULE, end))
 				return n;
 		} else if (!row || row->cfa == OW_CFA_NONE) {

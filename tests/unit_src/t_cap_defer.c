@@ -25,7 +25,9 @@
  * 0x000 (rbp pushed: CFA = rsp + 16, rbp at CFA - 16), g at 0x100 (CFA =
  * rsp + 8), _start at 0x200 (the outermost), a gap at 0x300, a context's
  * entry (makecontext's __start_context: entered by a pushed address) at
- * 0x380, and code whose CFA rule is not followed at 0x3c0. */
+ * 0x380, code whose CFA rule is not followed at 0x3c0, and such code with
+ * rbp saved beside the return address (a frame pointer's layout) at
+ * 0x3e0. */
 static const struct ow_urow rows[] = {
 	{ .pc = 0x000, .cfa = OW_CFA_RSP, .rbp = -2, .off = 16 },
 	{ .pc = 0x100, .cfa = OW_CFA_RSP, .off = 8 },
@@ -33,6 +35,7 @@ static const struct ow_urow rows[] = {
 	{ .pc = 0x300, .cfa = OW_CFA_NONE },
 	{ .pc = 0x380, .cfa = OW_CFA_RSP, .off = 8 },
 	{ .pc = 0x3c0, .cfa = OW_CFA_NONE, .off = OW_NONE_RULE },
+	{ .pc = 0x3e0, .cfa = OW_CFA_NONE, .off = OW_NONE_RULE, .rbp = -2 },
 };
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 static struct ow_umaps um = {
@@ -115,6 +118,16 @@ static void test_walk_ends(void)
 	check(n == 1 && end == UW_WALK_RULE,
 	      "defer: a rule not followed, no frame pointer: counted as the rule",
 	      "%zu frames, end %d", n, end);
+	r.ip = 0x4003e8;	/* the same with a frame pointer's layout: */
+	r.sp = SP;		/* one frame by rbp, then _start */
+	r.stack = (const uint8_t *)stack;
+	r.len = sizeof(stack);
+	r.bp = SP + 8;
+	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	check(n == 2 && end == UW_WALK_END && ips[1] == 0x400210,
+	      "defer: a rule not followed, rbp saved beside the return address: one frame by rbp",
+	      "%zu frames, end %d", n, end);
+	r.bp = 0;
 	r.ip = 0x400310;	/* in the gap itself: no table */
 	n = uw_walk_copy(&w, &r, ips, 16, &end);
 	check(n == 1 && end == UW_WALK_NOTABLE,

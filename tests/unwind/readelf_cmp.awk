@@ -59,6 +59,12 @@ function rbxrule(rbx,    r) {
 	return rbx
 }
 
+# a row whose rule we do not follow: rbp c-16 where rbp is saved beside
+# the return address (the frame pointer's layout: one frame by rbp there)
+function none(rbp) {
+	return "none " (rbp == "c-16" ? "c-16" : "-") " -"
+}
+
 # the rule readelf's row means, in uwdump's words
 function want(cfa, ra, rbp, rbx, sig, plt,    m, r) {
 	if (sig)
@@ -66,23 +72,23 @@ function want(cfa, ra, rbp, rbx, sig, plt,    m, r) {
 	if (ra == "u")
 		return "end - -"
 	if (ra != "c-8")
-		return "none - -"
+		return none(rbp)
 	if (cfa == "exp")
 		return plt ? plt " - " rbxrule(rbx) : "none - -"
 	if (cfa !~ /^(rsp|rbp|rbx)[+-][0-9]+$/)
-		return "none - -"
+		return none(rbp)
 	m = substr(cfa, 4) + 0
 	if (m < -32768 || m > 32767) {
 		if (substr(cfa, 1, 3) != "rsp" || m % 8 || m / 8 > 32767 || m / 8 < -32768)
-			return "none - -"
+			return none(rbp)
 	}
 	if (rbp == "" || rbp == "u" || rbp == "s")
 		return cfa " - " rbxrule(rbx)
 	if (rbp !~ /^c[+-][0-9]+$/)
-		return "none - -"
+		return none(rbp)
 	r = substr(rbp, 2) + 0
 	if (r % 8 || r / 8 < -128 || r / 8 > 127 || r == 0)
-		return "none - -"
+		return none(rbp)
 	return cfa " " rbp " " rbxrule(rbx)
 }
 

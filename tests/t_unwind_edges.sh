@@ -161,8 +161,8 @@ fi
 # wakers: the feeder thread's write(), walked whole).  A coroutine's
 # stack (makecontext) ends at its entry, __start_context: reached the
 # outermost frame, not "stopped early"; a frame whose CFA rule is not
-# followed, without a frame pointer, stops the walk for that rule, not
-# for "no table".
+# followed, with rbp pointing at a decoy frame, stops the walk for that
+# rule (not "no table"), and no decoy frame is guessed (issue 33 item 4).
 # walks FILE SIDE: "WALKS REACHED ENTRIES RULE NOTABLE" of SIDE's line.
 walks() {
 	local l
@@ -194,9 +194,10 @@ edges_capture rule 2 "$TMPD/edges" rule 30
 read -r bw br _ bru bnt <<< "$(walks "$TMPD/rule.err" "blocked threads")"
 read -r ww wr _ _ _ <<< "$(walks "$TMPD/rule.err" wakers)"
 rw=$(sum_us "$TMPD/rule" '^edges;[^-]*rule_wait;rule_block;block_forever;read;')
-if [ $st -eq 0 ] && [ "$rw" -gt 0 ] && [ "$bru" -gt 0 ] && [ $((bnt * 20)) -le "$bru" ] &&
+decoy=$(sum_us "$TMPD/rule" ';decoy;rule_wait;')
+if [ $st -eq 0 ] && [ "$rw" -gt 0 ] && [ "$decoy" = 0 ] && [ "$bru" -gt 0 ] && [ $((bnt * 20)) -le "$bru" ] &&
    [ "$ww" -gt 0 ] && [ $((wr * 100)) -ge $((ww * 95)) ]; then
 	pass "unwind_edges_summary_rule (blocked: $bru stopped at a rule not followed, $bnt 'no table'; wakers: $wr of $ww whole)"
 else
-	fail unwind_edges_summary_rule "status $st, rule_wait blocked ${rw}us; blocked: rule $bru, no table $bnt, of $bw; wakers $wr of $ww: $(grep -a 'user stacks' "$TMPD/rule.err" | head -c 600)"
+	fail unwind_edges_summary_rule "status $st, rule_wait blocked ${rw}us (${decoy}us through the decoy frame); blocked: rule $bru, no table $bnt, of $bw; wakers $wr of $ww: $(grep -a 'user stacks' "$TMPD/rule.err" | head -c 600)"
 fi

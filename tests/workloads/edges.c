@@ -36,8 +36,8 @@
  * usage: edges rule SECONDS
  *   main -> rule_wait -> rule_block -> block_forever, where rule_wait's
  *   CFA is r11 + 8 (a register no walker can know at a call, as in
- *   libcrypto's AVX code) and rbp is 0: the walk stops there, for a rule
- *   it does not follow.
+ *   libcrypto's AVX code) and rbp points at a decoy frame: the walk stops
+ *   there, for a rule it does not follow, without the decoy.
  * In every mode the feeder thread's write() is the waker (its own stack
  * walked whole).
  */
@@ -168,7 +168,14 @@ __attribute__((noinline, noreturn)) void rule_block(void)
 	block_forever();
 }
 
-/* rule_wait(): the CFA kept in r11, the stack realigned, no rbp. */
+__attribute__((noinline)) void decoy(void)
+{
+	__asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop");
+}
+
+/* rule_wait(): the CFA kept in r11, the stack realigned, and rbp
+ * pointing at a frame no caller made (saved rbp 0, return address in
+ * decoy()): a frame-pointer step there adds decoy, a frame that is not. */
 __asm__(".text\n"
 	".globl rule_wait\n"
 	".type rule_wait, @function\n"
@@ -177,7 +184,10 @@ __asm__(".text\n"
 	"	mov %rsp, %r11\n"
 	"	.cfi_def_cfa_register %r11\n"
 	"	and $-64, %rsp\n"
-	"	xor %ebp, %ebp\n"
+	"	lea decoy+4(%rip), %rax\n"
+	"	push %rax\n"
+	"	push $0\n"
+	"	mov %rsp, %rbp\n"
 	"	call rule_block\n"
 	"	ud2\n"
 	"	.cfi_endproc\n"

@@ -199,6 +199,12 @@ static int snapshot_job(struct capture *c, void *ctx)
 	return 0;
 }
 
+static void live_end(const struct ow_live_ops *lv, void *view)
+{
+	if (lv)
+		lv->end(view);
+}
+
 /* Each -p id must be a process, each -t id a thread; else exit status 2. */
 static int check_ids(const struct capture_opts *o)
 {
@@ -241,10 +247,14 @@ int capture_main(struct capture_opts *o)
 	struct snap sn = { getenv("OFFWAKE_SNAPSHOT"), o };
 	struct capture_cfg cfg;
 	struct progress *pg;
+	const struct ow_live_ops *lv = o->live ? o->live_ops : NULL;
+	void *live = NULL;
 	struct output out;
 	struct capture *c;
 	int r;
 
+	if (lv && lv->check())
+		return OW_EXIT_USAGE;
 	if (check_ids(o) || (o->cgroup && cgroup_id_of(o->cgroup, &o->cgroup_id)))
 		return OW_EXIT_USAGE;
 	engine_cfg(o, &cfg);
@@ -257,7 +267,10 @@ int capture_main(struct capture_opts *o)
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
 	c = capture_new();
-	if (!c || (o->cmd && start_cmd(o))) {
+	/* the screen first: -- CMD's standard error is kept with ours */
+	if (!c || (lv && !(live = lv->start(c, o))) ||
+	    (o->cmd && start_cmd(o))) {
+		live_end(lv, live);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
@@ -266,13 +279,15 @@ int capture_main(struct capture_opts *o)
 	if (sn.path && *sn.path)
 		capture_every(c, 1.0, snapshot_job, &sn);
 	end_on_hangup();
-	pg = progress_start(o->quiet);
+	pg = progress_start(o->quiet || o->live);	/* the screen says it */
 	if (capture_run(c, &cfg, pg)) {
 		progress_stop(pg);
+		live_end(lv, live);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
 	}
+	live_end(lv, live);
 	progress_phase(pg, "writing the output");
 	if (capture_empty(c))
 		capture_report_empty(c);

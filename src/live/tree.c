@@ -12,7 +12,8 @@
  * its total from before (prev, for the last interval's time) and brings
  * its decaying time to g before adding.  A node not changed keeps its
  * values: its last interval is 0 and its decay is applied when read.
- * Children are found by (parent, hash of the frame) in a second table.
+ * Children are found by (parent, hash of the frame) in a second table;
+ * a name is copied once for all its nodes.
  * Empty delimiters (the place of -d's "-" without -d) are not nodes.
  */
 #include <ctype.h>
@@ -38,12 +39,13 @@ struct live_tree {
 	struct live_node root;
 	struct htab kids;	/* (parent, frame hash) -> node */
 	struct htab leaves;	/* (sequence hashes) -> leaf node */
+	struct htab names;	/* (hash, length) -> a name's one copy */
 	struct live_node **leafv;	/* every leaf, to settle an update */
 	size_t nleaves, capleaves;
 	size_t nodes;
 	struct arena arena;	/* nodes and names */
 	uint32_t gen;		/* updates taken in */
-	double decay;		/* one interval's factor */
+	double decay[64];	/* the factor of 0..63 intervals */
 	struct live_node **rows;	/* live_rows()'s array */
 	size_t nrows, caprows;
 };
@@ -88,7 +90,8 @@ struct live_tree *live_tree_new(void)
 	t->root.len = 3;
 	t->root.kind = OW_PF_NAME;
 	t->root.open = true;
-	t->decay = pow(0.5, 1 / LIVE_HALF_LIFE);
+	for (int i = 0; i < 64; i++)
+		t->decay[i] = pow(0.5, i / LIVE_HALF_LIFE);
 	return t;
 }
 
@@ -106,6 +109,7 @@ void live_tree_free(struct live_tree *t)
 		return;
 	htab_free(&t->kids);
 	htab_free(&t->leaves);
+	htab_free(&t->names);
 	free(t->leafv);
 	free(t->rows);
 	free_kids(&t->root);
@@ -154,7 +158,7 @@ static bool skipped(const struct ow_frame *f)
 static int push(struct live_node ***v, size_t *n, size_t *cap, struct live_node *x)
 {
 	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
+		size_t c = *cap ? *cap * 2 : 2;	/* most nodes have one child */
 		struct live_node **nv = realloc(*v, c * sizeof(*nv));
 
 		if (!nv)
@@ -166,12 +170,30 @@ static int push(struct live_node ***v, size_t *n, size_t *cap, struct live_node 
 	return 0;
 }
 
+/* f's name, copied once (NUL-terminated) for every node of that name. */
+static const char *name_of(struct live_tree *t, const struct ow_frame *f,
+			   uint64_t h)
+{
+	char *name = htab_get(&t->names, h, f->len);
+
+	if (name && !memcmp(name, f->name, f->len))
+		return name;
+	if (!(name = arena_alloc(&t->arena, f->len + 1)))
+		return NULL;
+	memcpy(name, f->name, f->len);
+	name[f->len] = 0;
+	if (!htab_get(&t->names, h, f->len) &&	/* else a collision: a copy */
+	    htab_put(&t->names, h, f->len, name))
+		return NULL;
+	return name;
+}
+
 /* p's child for frame f (hash h), made when new; NULL: out of memory. */
 static struct live_node *kid(struct live_tree *t, struct live_node *p,
 			     const struct ow_frame *f, uint64_t h)
 {
 	struct live_node *n = htab_get(&t->kids, (uintptr_t)p, h);
-	char *name;
+	const char *name;
 
 	if (n && same_frame(n, f))
 		return n;
@@ -179,11 +201,8 @@ static struct live_node *kid(struct live_tree *t, struct live_node *p,
 		for (uint32_t i = 0; i < p->nkids; i++)
 			if (same_frame(p->kids[i], f))
 				return p->kids[i];
-	if (!(name = arena_alloc(&t->arena, f->len + 1)) ||
-	    !(n = arena_alloc(&t->arena, sizeof(*n))))
+	if (!(name = name_of(t, f, h)) || !(n = arena_alloc(&t->arena, sizeof(*n))))
 		return NULL;
-	memcpy(name, f->name, f->len);
-	name[f->len] = 0;
 	*n = (struct live_node){
 		.name = name, .len = f->len, .kind = f->kind,
 		.waker = p->waker || f->kind == OW_PF_DIVIDER,
@@ -259,7 +278,9 @@ static int take_sample(void *ctx, const struct ow_sample *s)
 static double decayed(const struct live_tree *t, const struct live_node *n,
 		      uint32_t gen)
 {
-	return n->dec_gen == gen ? n->dec : n->dec * pow(t->decay, gen - n->dec_gen);
+	uint32_t k = gen - n->dec_gen;
+
+	return k < 64 ? n->dec * t->decay[k] : n->dec * pow(0.5, k / LIVE_HALF_LIFE);
 }
 
 /* Add d to n and every node above it, in update t->gen. */

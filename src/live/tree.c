@@ -12,8 +12,10 @@
  * its total from before (prev, for the last interval's time) and brings
  * its decaying time to g before adding.  A node not changed keeps its
  * values: its last interval is 0 and its decay is applied when read.
- * Children are found by (parent, hash of the frame) in a second table;
- * a name is copied once for all its nodes.
+ * Children are found by a scan of a few, or by (parent, hash of the
+ * frame) in a second table past KIDS_SCAN;
+ * a name is copied once for all its nodes.  Nodes, names and child
+ * arrays are in an arena, freed at once.
  * Empty delimiters (the place of -d's "-" without -d) are not nodes.
  */
 #include <ctype.h>
@@ -27,6 +29,7 @@
 #include "base/hash.h"
 
 #define ARENA_CHUNK	(256 * 1024)
+#define KIDS_SCAN	8	/* children found by a scan, not the index */
 
 struct arena {
 	char *cur;
@@ -37,7 +40,8 @@ struct arena {
 
 struct live_tree {
 	struct live_node root;
-	struct htab kids;	/* (parent, frame hash) -> node */
+	struct htab kids;	/* (parent, frame hash) -> node, for the
+				 * parents of more than KIDS_SCAN */
 	struct htab leaves;	/* (sequence hashes) -> leaf node */
 	struct htab names;	/* (hash, length) -> a name's one copy */
 	struct live_node **leafv;	/* every leaf, to settle an update */
@@ -95,14 +99,6 @@ struct live_tree *live_tree_new(void)
 	return t;
 }
 
-/* The nodes are in the arena, their child arrays not. */
-static void free_kids(struct live_node *n)
-{
-	for (uint32_t i = 0; i < n->nkids; i++)
-		free_kids(n->kids[i]);
-	free(n->kids);
-}
-
 void live_tree_free(struct live_tree *t)
 {
 	if (!t)
@@ -112,7 +108,6 @@ void live_tree_free(struct live_tree *t)
 	htab_free(&t->names);
 	free(t->leafv);
 	free(t->rows);
-	free_kids(&t->root);
 	arena_free(&t->arena);
 	free(t);
 }
@@ -154,15 +149,21 @@ static bool skipped(const struct ow_frame *f)
 	return f->kind == OW_PF_DELIM && !f->len;
 }
 
-/* Append x to the growing array *v of *n (room for *cap). */
-static int push(struct live_node ***v, size_t *n, size_t *cap, struct live_node *x)
+/* Append x to the growing array *v of *n (room for *cap): in the arena
+ * (a node's children: freed with it, the old array left there) or
+ * malloc'd (arena NULL). */
+static int push(struct arena *arena, struct live_node ***v, size_t *n,
+		size_t *cap, struct live_node *x)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 2;	/* most nodes have one child */
-		struct live_node **nv = realloc(*v, c * sizeof(*nv));
+		struct live_node **nv = arena ? arena_alloc(arena, c * sizeof(*nv)) :
+					realloc(*v, c * sizeof(*nv));
 
 		if (!nv)
 			return -1;
+		if (arena && *n)
+			memcpy(nv, *v, *n * sizeof(*nv));
 		*v = nv;
 		*cap = c;
 	}
@@ -188,16 +189,52 @@ static const char *name_of(struct live_tree *t, const struct ow_frame *f,
 	return name;
 }
 
+static uint64_t node_hash(const struct live_node *n)
+{
+	return ow_hash(n->name, n->len) ^ ((uint64_t)n->kind << 56);
+}
+
+/* Index n (hash h) under p, unless its key is taken (two frames of one
+ * hash: the other is found, then p's children are scanned). */
+static int index_kid(struct live_tree *t, struct live_node *p,
+		     struct live_node *n, uint64_t h)
+{
+	if (htab_get(&t->kids, (uintptr_t)p, h))
+		return 0;
+	return htab_put(&t->kids, (uintptr_t)p, h, n);
+}
+
+/* Add n (hash h) to p's children: indexed once there are more than
+ * KIDS_SCAN of them (most nodes have one: no index). */
+static int add_kid(struct live_tree *t, struct live_node *p,
+		   struct live_node *n, uint64_t h)
+{
+	size_t nk = p->nkids, cap = p->capkids;
+	int r = push(&t->arena, &p->kids, &nk, &cap, n);
+
+	if (r || nk > UINT32_MAX)
+		return -1;
+	p->nkids = nk;
+	p->capkids = cap;
+	if (p->nkids == KIDS_SCAN + 1)
+		for (uint32_t i = 0; i < p->nkids && !r; i++)
+			r = index_kid(t, p, p->kids[i], node_hash(p->kids[i]));
+	else if (p->nkids > KIDS_SCAN + 1)
+		r = index_kid(t, p, n, h);
+	return r;
+}
+
 /* p's child for frame f (hash h), made when new; NULL: out of memory. */
 static struct live_node *kid(struct live_tree *t, struct live_node *p,
 			     const struct ow_frame *f, uint64_t h)
 {
-	struct live_node *n = htab_get(&t->kids, (uintptr_t)p, h);
+	struct live_node *n = p->nkids > KIDS_SCAN ?
+			      htab_get(&t->kids, (uintptr_t)p, h) : NULL;
 	const char *name;
 
 	if (n && same_frame(n, f))
 		return n;
-	if (n)	/* two frames of one hash: the slow way */
+	if (n || p->nkids <= KIDS_SCAN)	/* few, or two frames of one hash */
 		for (uint32_t i = 0; i < p->nkids; i++)
 			if (same_frame(p->kids[i], f))
 				return p->kids[i];
@@ -209,8 +246,7 @@ static struct live_node *kid(struct live_tree *t, struct live_node *p,
 		.depth = p == &t->root ? 0 : p->depth + 1, .parent = p,
 		.gen = UINT32_MAX, .dec_gen = t->gen,
 	};
-	if (push(&p->kids, &p->nkids, &p->capkids, n) || (!htab_get(&t->kids, (uintptr_t)p, h) &&
-			      htab_put(&t->kids, (uintptr_t)p, h, n)))
+	if (add_kid(t, p, n, h))
 		return NULL;
 	t->nodes++;
 	return n;
@@ -248,7 +284,7 @@ static struct live_node *leaf_of(struct live_tree *t, const struct ow_sample *s)
 	if (htab_put(&t->leaves, a, b, n))
 		return NULL;
 	if (!n->leaf) {	/* else two sequences of one leaf: a hash collision */
-		if (push(&t->leafv, &t->nleaves, &t->capleaves, n))
+		if (push(NULL, &t->leafv, &t->nleaves, &t->capleaves, n))
 			return NULL;
 		n->leaf = true;
 		n->self_gen = t->gen;	/* not counted as gone below */
@@ -380,7 +416,7 @@ static int walk(struct live_tree *t, enum live_view v, bool all,
 		if ((all || node->open) && node->nkids) {
 			live_sort_kids(t, node, v);
 			for (size_t i = node->nkids; i-- > 0 && !r;)
-				r = push(&stack, &sp, &cap, node->kids[i]);
+				r = push(NULL, &stack, &sp, &cap, node->kids[i]);
 		}
 		if (r || !sp)
 			break;
@@ -395,7 +431,7 @@ static int add_row(struct live_node *n, void *ctx)
 {
 	struct live_tree *t = ctx;
 
-	return push(&t->rows, &t->nrows, &t->caprows, n);
+	return push(NULL, &t->rows, &t->nrows, &t->caprows, n);
 }
 
 size_t live_rows(struct live_tree *t, enum live_view v,

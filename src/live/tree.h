@@ -32,15 +32,15 @@ enum live_view {
 
 struct live_node {
 	const char *name;	/* NUL-terminated copy */
-	uint32_t len;
-	uint8_t kind;		/* enum ow_pf_kind */
-	bool waker;		/* past a "--": a waker's side */
-	bool open;		/* the view shows its children */
-	bool leaf;		/* some sample ends here */
-	uint32_t depth;		/* 0: a thread's row */
 	struct live_node *parent;	/* NULL: the root */
 	struct live_node **kids;	/* in the order last sorted */
-	size_t nkids, capkids;
+	uint32_t nkids, capkids;
+	uint32_t len;
+	uint16_t depth;		/* 0: a thread's row */
+	uint8_t kind;		/* enum ow_pf_kind */
+	bool waker : 1;		/* past a "--": a waker's side */
+	bool open : 1;		/* the view shows its children */
+	bool leaf : 1;		/* some sample ends here */
 	int64_t total;		/* since the start */
 	int64_t self;		/* of the samples that end here */
 	int64_t self_new;	/* their sum in the update under way */

@@ -4,7 +4,7 @@
  * fed synthetic profiles (folded-like lines made into typed frames), no
  * curses, no BPF: since-start totals and last-interval times after
  * updates, the same stack from two samples summed, empty delimiters
- * dropped, rows hottest first by the view (the interval's order differs
+ * dropped, a node of many children (indexed) finding each again, rows hottest first by the view (the interval's order differs
  * from the since-start one after a switch of paths), the decaying time
  * halving every LIVE_HALF_LIFE updates, following the hottest path to the
  * "--" and on to the waker, and search (case-insensitive, its ancestors
@@ -148,6 +148,35 @@ static void test_same_stack(void)
 	live_tree_free(t);
 }
 
+/* A node of many children (indexed past a few): each found again when a
+ * new stack goes through it, none made twice. */
+static void test_many_kids(void)
+{
+	struct live_tree *t = live_tree_new();
+	char lines[2][200][32];
+	const char *u1[200], *u2[200];
+	const char *pf[] = { "x", "f_77", NULL }, *pg[] = { "x", "f_77", "g", NULL };
+	struct live_node *f, *g;
+
+	for (int i = 0; i < 200; i++) {
+		snprintf(lines[0][i], sizeof(lines[0][i]), "x;f_%d 10", i);
+		snprintf(lines[1][i], sizeof(lines[1][i]), "x;f_%d;g 5", i);
+		u1[i] = lines[0][i];
+		u2[i] = lines[1][i];
+	}
+	update(t, u1, 200);
+	update(t, u2, 200);	/* the old ones gone: their time is taken off */
+	f = find(t, pf);
+	g = find(t, pg);
+	check(live_tree_nodes(t) == 401 && live_tree_root(t)->nkids == 1 &&
+	      live_tree_root(t)->kids[0]->nkids == 200 && f && g && f->total == 5 &&
+	      g->total == 5 && live_tree_root(t)->total == 1000, "live_tree_many_kids",
+	      "%zu nodes, x has %zu children, f_77 %lld, root %lld",
+	      live_tree_nodes(t), (size_t)live_tree_root(t)->kids[0]->nkids,
+	      f ? (long long)f->total : -1, (long long)live_tree_root(t)->total);
+	live_tree_free(t);
+}
+
 /* The rows, as names joined by ' ': hottest first by the view. */
 static void rows_text(struct live_tree *t, enum live_view v, char *buf, size_t len)
 {
@@ -257,6 +286,7 @@ int main(void)
 {
 	test_totals_interval();
 	test_same_stack();
+	test_many_kids();
 	test_rows_order();
 	test_decay();
 	test_follow_search();

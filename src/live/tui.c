@@ -13,7 +13,9 @@
  * written.  While the screen is up, standard error goes to a temporary
  * file (the capture's warnings, -- CMD's output): its last line is shown
  * at the bottom, and all of it is printed once the screen is closed.
- * Each refresh's CPU time is shown in the title.
+ * The CPU time of each refresh (the view's part: reading the profile, the
+ * tree, the drawing; not the drain, which the capture does anyway) is
+ * shown on the second line.
  */
 #include <curses.h>
 #include <errno.h>
@@ -49,6 +51,7 @@ struct tui {
 	char what[256];		/* what is traced */
 	char stats[96];		/* the stacks and the refresh's cost */
 	double refresh_ms;	/* the last refresh's CPU time */
+	double next_ok;		/* no refresh before (monotonic seconds) */
 };
 
 static int tui_check(void)
@@ -128,31 +131,50 @@ static int take_profile(const struct ow_profile *p, void *ctx)
 	return live_tree_update(t->tree, p);
 }
 
+/* The view's own cost: reading the profile, the tree, the drawing (the
+ * snapshot's drain is the capture's work, done now rather than later). */
 static int take_snapshot(struct capture *c, void *ctx)
 {
 	struct tui *t = ctx;
+	double t0 = cpu_ms();
+	int r = output_profile(c, t->o, take_profile, t);
 
-	return output_profile(c, t->o, take_profile, t);
+	t->refresh_ms = cpu_ms() - t0;
+	return r;
 }
 
 static void refresh_now(struct tui *t)
 {
-	double t0 = cpu_ms();
+	double t0;
 
 	if (capture_snapshot(t->c, take_snapshot, t))
 		snprintf(t->v.msg, sizeof(t->v.msg), "the snapshot failed (see the messages at the end)");
+	t0 = cpu_ms();
 	output_traced(t->o, t->what, sizeof(t->what));
-	t->refresh_ms = cpu_ms() - t0;
 	show_errs(t);
 	draw(t);
+	t->refresh_ms += cpu_ms() - t0;	/* shown at the next refresh */
 }
 
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A refresh that took long (a huge profile) puts the next off: the view
+ * takes at most about a quarter of a CPU. */
 static int refresh_job(struct capture *c, void *ctx)
 {
 	struct tui *t = ctx;
+	double t0 = wall_s();
 
-	if (!t->v.frozen)
-		refresh_now(t);
+	if (t->v.frozen || t0 < t->next_ok)
+		return 0;
+	refresh_now(t);
+	t->next_ok = t0 + 4 * t->refresh_ms / 1e3;
 	return 0;
 }
 

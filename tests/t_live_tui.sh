@@ -86,8 +86,8 @@ fi
 ST=$TMPD/state
 "${T[@]}" new-session -d -x 80 -y 24 -s live \
 	"$OFFWAKE --live --interval 1 -o $TMPD/out.folded -- $TMPD/alternate 4 90 $ST 2> $TMPD/live.err; echo \$? > $TMPD/live.st"
-if ! wait_for 30 '[+-]ow_alt$'; then
-	fail live_tui "no ow_alt row in 30 s: $(pane; cat "$TMPD/live.err")"
+if ! wait_for 60 '[+-]ow_alt$'; then
+	fail live_tui "no ow_alt row in 60 s (loading under load): $(pane; cat "$TMPD/live.err")"
 	exit 0
 fi
 WPID=$(awk '$1 == "pid" { print $2; exit }' "$ST")

@@ -3,8 +3,9 @@
  * run.c - the capture command: check the -p/-t ids, --cgroup's directory
  * and the SVG's options and open the output before tracing (a typo fails
  * at once, not after a long capture),
- * capture with a status line on a terminal (SIGHUP, SIGINT and SIGTERM
- * end it, and the output is still written), write the output, then report
+ * capture with a status line on a terminal, or a live view (--live: the
+ * calls main.c gives, cli.h's struct ow_live_ops) (SIGHUP, SIGINT and
+ * SIGTERM end it, and the output is still written), write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
 #include <errno.h>

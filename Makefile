@@ -96,14 +96,16 @@ $(OUT)/gen/profile.pb-c.c $(OUT)/gen/profile.pb-c.h: src/export/profile.proto
 $(OUT)/gen/profile.pb-c.o: $(OUT)/gen/profile.pb-c.c $(PROTO_GEN)
 	$(CC) $(CFLAGS) -I$(OUT)/gen -c $< -o $@
 
+# ncurses for the terminal live view (src/live/tui*.c): the binary only
+LDLIBS_TUI := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 $(BIN): $(SRC_OBJ) $(OUT)/librender.a
-	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS) $(LDLIBS_TUI)
 
 # Build dependencies (Debian package names); installed when missing.
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
 	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
-	liblzma-dev libdebuginfod-dev debuginfod lld
+	liblzma-dev libdebuginfod-dev debuginfod lld libncurses-dev
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -117,7 +119,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
-	  $(OUT)/tests/t_gopclntab \
+	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree \
 	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/usymname
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
@@ -156,6 +158,21 @@ $(OUT)/tests/t_cap_%: tests/unit_src/t_cap_%.c tests/unit_src/check.h \
 		$(OUT)/tests_src/libcapunits.a $(OUT)/librender.a -ldw -lelf -lz -llzma -liberty \
 		$(LDLIBS_RENDER) -ldl
 
+# The live view's tree (src/live/tree.c) fed synthetic profiles, without
+# curses or BPF (tests/unit_src/t_live_tree.c); the same objects make the
+# refresh benchmark (tests/bench/live_bench.sh).
+LIVE_TREE_OBJ := $(addprefix $(OUT)/src/,live/tree.o common/htab.o export/profile.o \
+	common/util.o)
+$(OUT)/tests/t_live_tree: tests/unit_src/t_live_tree.c tests/unit_src/check.h \
+		$(LIVE_TREE_OBJ) $(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(LIVE_TREE_OBJ) $(OUT)/librender.a \
+		$(LDLIBS_RENDER)
+$(OUT)/tests_src/live_bench: tests/bench/live_bench.c $(LIVE_TREE_OBJ) $(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(LIVE_TREE_OBJ) $(OUT)/librender.a \
+		$(LDLIBS_RENDER)
+
 # Go function tables of each layout made in memory (src/symbols/gopclntab.c).
 $(OUT)/tests/t_gopclntab: tests/unit_src/t_gopclntab.c tests/unit_src/check.h \
 		$(OUT)/src/symbols/gopclntab.o
@@ -175,7 +192,7 @@ $(OUT)/tests_src/offwake-svg-xw: src/export/writers.c tests/unit_src/export_test
 		$(OUT)/librender.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DOW_TEST_WRITER -Isrc $(LDFLAGS) -o $@ src/export/writers.c \
-		tests/unit_src/export_test.c $(XW_OBJ) $(OUT)/librender.a $(LDLIBS)
+		tests/unit_src/export_test.c $(XW_OBJ) $(OUT)/librender.a $(LDLIBS) $(LDLIBS_TUI)
 
 # libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
 $(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h render/fg.h
@@ -200,6 +217,7 @@ bench: offwake-svg
 	bash tests/bench/capture_bench.sh
 	bash tests/bench/unwind_cost.sh
 	bash tests/bench/unwind_bench.sh
+	bash tests/bench/live_bench.sh
 
 # A 10-minute capture over a fork storm: memory bounded, nothing lost
 # silently (tests/soak.sh; SOAK_SECONDS shortens it).  Not part of check.

@@ -96,6 +96,20 @@ static int int_arg(const char *name, const char *val, uint64_t max,
 	return 0;
 }
 
+/* Seconds, a decimal number > 0 and at most an hour (--interval). */
+static int seconds_arg(const char *name, const char *val, double *out)
+{
+	const double max = 3600;
+	char *end;
+
+	errno = 0;
+	*out = strtod(val, &end);
+	if (end == val || *end || errno || !(*out > 0) || *out > max)
+		return usage_error("%s: expected seconds (> 0, at most 3600): '%s'",
+				   name, val);
+	return 0;
+}
+
 static int id_list(struct capture_opts *o, const char *name, const char *val)
 {
 	char *copy = strdup(val), *tok, *save = NULL;
@@ -132,7 +146,8 @@ enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
 	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
-	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP,
+	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP, O_LIVE,
+	O_INTERVAL,
 };
 
 /*
@@ -214,6 +229,14 @@ static const struct opt opts[] = {
 	  "write the output to FILE (atomically)" },
 	{ 'q', "quiet", NULL, G_NONE, O_QUIET,
 	  "no live status line (shown on a terminal only)" },
+	{ 0, "live", NULL, G_NONE, O_LIVE,
+	  "watch it live in the terminal: a tree of blocked\n"
+	  "stacks and their wakers, hottest first, with the\n"
+	  "last interval's time and the time since the start\n"
+	  "(keys: f follow, / search, space freeze, v view,\n"
+	  "w write a file, q quit and write the output)" },
+	{ 0, "interval", "S", G_NONE, O_INTERVAL,
+	  "seconds between live updates (default 1)" },
 	{ 0, "group", "comm|process|thread", G_NONE, O_GROUP,
 	  "name the bottom (and waker) frame comm\n"
 	  "(default, as offwaketime), comm-PID or\n"
@@ -468,6 +491,12 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 	case O_QUIET:
 		o->quiet = true;
 		break;
+	case O_LIVE:
+		o->live = true;
+		break;
+	case O_INTERVAL:
+		r = seconds_arg(name, val, &o->interval);
+		break;
 	case O_FOLLOW:
 		o->follow = true;
 		break;
@@ -668,6 +697,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	o->chain_max_age_us = OW_CHAIN_MAX_AGE_US;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;
+	o->interval = 1.0;
 	fg_options_init(&o->fg);
 	o->fg.colors = "chain";
 	o->fg.countname = "us";

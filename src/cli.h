@@ -59,6 +59,22 @@ enum ow_group {
 	OW_GROUP_THREAD,	/* comm-PID/TID */
 };
 
+struct capture;
+struct capture_opts;
+
+/*
+ * A live view of a running capture (--live), given by main.c (the capture
+ * knows no view): capture_main() calls check() before anything else (0,
+ * or -1 after a message: a usage error), start() once the session exists
+ * and before -- CMD starts (NULL after a message), and end() (NULL: none)
+ * before the output is written.
+ */
+struct ow_live_ops {
+	int (*check)(void);
+	void *(*start)(struct capture *c, const struct capture_opts *o);
+	void (*end)(void *view);
+};
+
 struct capture_opts {
 	enum ow_threads threads;
 	uint32_t *ids;		/* -p / -t values */
@@ -91,6 +107,9 @@ struct capture_opts {
 	uint64_t chain_max_age_us;	/* --chain-max-age US */
 	struct fg_options fg;	/* render options for the SVG */
 	bool subtitle_set;	/* --subtitle given: no automatic one */
+	bool live;		/* --live: the terminal view */
+	const struct ow_live_ops *live_ops;	/* its calls (main.c) */
+	double interval;	/* --interval S: between live updates (1) */
 };
 
 /*

@@ -1185,6 +1185,8 @@ int capture_snapshot(struct capture *c,
 		ring_buffer__consume(c->rb);
 		if (drain_tick(c) < 0)
 			return -1;
+		c->seconds = now_s() - c->start;	/* traced so far: the
+							 * subtitle's time */
 	}
 	return write(c, ctx);
 }

@@ -279,8 +279,7 @@ static void cmd_line(char *const *cmd, char *buf, size_t len)
 
 /* "all threads", "PID 12,34", ... as offwaketime names what it traces;
  * "tar cf - /usr (PID 1234)" for -- CMD (and " in cgroup PATH"). */
-static void thread_context(const struct capture_opts *o, char *buf,
-			   size_t len)
+void output_traced(const struct capture_opts *o, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		[OW_THREADS_ALL] = "all threads", [OW_THREADS_TGID] = "PID",
@@ -376,14 +375,20 @@ static int capture_foreach(const struct ow_profile *prof, ow_sample_fn fn, void 
 	return r;
 }
 
+/* What fn does with the profile: write it (output_write()) or read it
+ * (output_profile()). */
+typedef int (*profile_fn)(const struct ow_profile *p, struct fg_options *fg,
+			  void *ctx);
+
 /* What was traced: the SVG's subtitle, the profile's name and comments
- * (pprof), offwaketime's header (--text); then the chosen writer. */
-static int write_all(struct capture *c, const struct capture_opts *o,
-		     FILE *out)
+ * (pprof), offwaketime's header (--text); then fn, with the samples as a
+ * writer of `needs` wants them. */
+static int with_profile(struct capture *c, const struct capture_opts *o,
+			unsigned needs, profile_fn fn, void *ctx)
 {
 	char com[6][640], title[512], what[256], subtitle[512], preamble[256];
 	const char *comments[6];
-	struct capsrc cs = { c, o, NULL, ow_writer_needs(o->output) };
+	struct capsrc cs = { c, o, NULL, needs };
 	struct ow_profile prof = {
 		.info = {
 			.countname = o->fg.countname, .name = title, .comments = comments,
@@ -394,16 +399,15 @@ static int write_all(struct capture *c, const struct capture_opts *o,
 		.preamble = preamble, .foreach = capture_foreach, .src = &cs,
 	};
 	struct fg_options fg = o->fg;
-	struct ow_write_opts wo = { &fg, "writing the profile", true };
 	struct utsname u;
 	int r;
 
 	uname(&u);
 	snprintf(com[0], sizeof(com[0]), "%s %s: off-wake time (blocked time by off-CPU and waker stack)",
 		 OW_PROG, OFFWAKE_VERSION);
-	thread_context(o, title, sizeof(title));
+	output_traced(o, title, sizeof(title));
 	if (!o->subtitle_set) {
-		thread_context(o, what, sizeof(what));
+		output_traced(o, what, sizeof(what));
 		snprintf(subtitle, sizeof(subtitle), "%s, %s stacks, %.1f s, Linux %s", what,
 			 stack_kind(o), c->seconds, u.release);
 		fg.subtitle = subtitle;
@@ -430,9 +434,55 @@ static int write_all(struct capture *c, const struct capture_opts *o,
 		ow_err("sorting the stacks: out of memory");
 		return OW_EXIT_FAIL;
 	}
-	r = ow_writers[o->output].write(&prof, &wo, out);
+	r = fn(&prof, &fg, ctx);
 	free(cs.sorted);
 	return r;
+}
+
+/* A writer's job for with_profile(): ctx is the capture's options and
+ * the file. */
+struct write_to {
+	const struct capture_opts *o;
+	FILE *out;
+};
+
+static int write_profile(const struct ow_profile *p, struct fg_options *fg,
+			 void *ctx)
+{
+	struct write_to *w = ctx;
+	struct ow_write_opts wo = { fg, "writing the profile", true };
+
+	return ow_writers[w->o->output].write(p, &wo, w->out);
+}
+
+static int write_all(struct capture *c, const struct capture_opts *o,
+		     FILE *out)
+{
+	struct write_to w = { o, out };
+
+	return with_profile(c, o, ow_writer_needs(o->output), write_profile, &w);
+}
+
+/* output_profile()'s call without the render options. */
+struct read_by {
+	int (*fn)(const struct ow_profile *p, void *ctx);
+	void *ctx;
+};
+
+static int read_profile(const struct ow_profile *p, struct fg_options *fg,
+			void *ctx)
+{
+	struct read_by *r = ctx;
+
+	return r->fn(p, r->ctx);
+}
+
+int output_profile(struct capture *c, const struct capture_opts *o,
+		   int (*fn)(const struct ow_profile *p, void *ctx), void *ctx)
+{
+	struct read_by r = { fn, ctx };
+
+	return with_profile(c, o, 0, read_profile, &r);
 }
 
 /*

@@ -26,5 +26,16 @@ void output_discard(struct output *out);
 /* Write the capture as o asks and close; returns the exit status. */
 int output_write(struct output *out, struct capture *c,
 		 const struct capture_opts *o);
+/* What is traced, as the titles name it: "PID 12,34", "CMD (PID 1234)". */
+void output_traced(const struct capture_opts *o, char *buf, size_t len);
+/*
+ * Hand the capture to fn as the profile model (export/profile.h) as the
+ * writers see it, its samples in the capture's order (keys summed as the
+ * capture sums them), without labels or addresses: what a live view
+ * reads; fn's result.
+ */
+struct ow_profile;
+int output_profile(struct capture *c, const struct capture_opts *o,
+		   int (*fn)(const struct ow_profile *p, void *ctx), void *ctx);
 
 #endif

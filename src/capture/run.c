@@ -3,8 +3,9 @@
  * run.c - the capture command: check the -p/-t ids, --cgroup's directory
  * and the SVG's options and open the output before tracing (a typo fails
  * at once, not after a long capture),
- * capture with a status line on a terminal (SIGHUP, SIGINT and SIGTERM
- * end it, and the output is still written), write the output, then report
+ * capture with a status line on a terminal, or a live view (--live: the
+ * calls main.c gives, cli.h's struct ow_live_ops) (SIGHUP, SIGINT and
+ * SIGTERM end it, and the output is still written), write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
 #include <errno.h>
@@ -199,6 +200,12 @@ static int snapshot_job(struct capture *c, void *ctx)
 	return 0;
 }
 
+static void live_end(const struct ow_live_ops *lv, void *view)
+{
+	if (lv)
+		lv->end(view);
+}
+
 /* Each -p id must be a process, each -t id a thread; else exit status 2. */
 static int check_ids(const struct capture_opts *o)
 {
@@ -241,10 +248,14 @@ int capture_main(struct capture_opts *o)
 	struct snap sn = { getenv("OFFWAKE_SNAPSHOT"), o };
 	struct capture_cfg cfg;
 	struct progress *pg;
+	const struct ow_live_ops *lv = o->live ? o->live_ops : NULL;
+	void *live = NULL;
 	struct output out;
 	struct capture *c;
 	int r;
 
+	if (lv && lv->check())
+		return OW_EXIT_USAGE;
 	if (check_ids(o) || (o->cgroup && cgroup_id_of(o->cgroup, &o->cgroup_id)))
 		return OW_EXIT_USAGE;
 	engine_cfg(o, &cfg);
@@ -257,7 +268,10 @@ int capture_main(struct capture_opts *o)
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
 	c = capture_new();
-	if (!c || (o->cmd && start_cmd(o))) {
+	/* the screen first: -- CMD's standard error is kept with ours */
+	if (!c || (lv && !(live = lv->start(c, o))) ||
+	    (o->cmd && start_cmd(o))) {
+		live_end(lv, live);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
@@ -266,13 +280,15 @@ int capture_main(struct capture_opts *o)
 	if (sn.path && *sn.path)
 		capture_every(c, 1.0, snapshot_job, &sn);
 	end_on_hangup();
-	pg = progress_start(o->quiet);
+	pg = progress_start(o->quiet || o->live);	/* the screen says it */
 	if (capture_run(c, &cfg, pg)) {
 		progress_stop(pg);
+		live_end(lv, live);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
 	}
+	live_end(lv, live);
 	progress_phase(pg, "writing the output");
 	if (capture_empty(c))
 		capture_report_empty(c);

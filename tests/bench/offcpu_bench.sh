@@ -124,9 +124,11 @@ done
 echo
 if [ -n "$PERF" ]; then
 	for c in ours ours_fp ours_m1000; do
+		# (a round where perf's run was not slower than the untraced
+		# one has no ratio: noise larger than what is measured)
 		ratios=$(paste "$B/$c.added" "$B/perf.added" |
-			awk '{ printf "%.2f\n", ($2 > 0 ? $1 / $2 : 99) }')
-		note "${LABEL[$c]} / perf --off-cpu per switch: median $(echo "$ratios" | median) (rounds: $(echo "$ratios" | tr '\n' ' '))$([ "$c" = ours ] && echo " (target <= 1.0)")"
+			awk '{ if ($2 > 0) printf "%.2f\n", $1 / $2; else print "-" }')
+		note "${LABEL[$c]} / perf --off-cpu per switch: median $(echo "$ratios" | grep -v '^-' | median) (rounds: $(echo "$ratios" | tr '\n' ' '))$([ "$c" = ours ] && echo " (target <= 1.0)")"
 	done
 fi
 note "load average (1, 5, 15 min): $load_before before, $load_after after (other work on the VM: the noise)"
@@ -188,6 +190,12 @@ for c in "${CONFIGS[@]}"; do
 	printf '%-36s %s total %s\n' "${LABEL[$c]}" "$line" \
 		"$(awk '$2 == "total" { print $3 }' "$B/$c.stats" | median)"
 done
+if [ -n "$PERF" ]; then
+	ptot=$(awk '$2 == "total" { print $3 }' "$B/perf.stats" | median)
+	for c in ours ours_fp ours_m1000; do
+		note "${LABEL[$c]} / perf --off-cpu, programs' run time per switch: $(calc "$(awk '$2 == "total" { print $3 }' "$B/$c.stats" | median) / $ptot" 2)"
+	done
+fi
 if grep -q warning "$B/ours.err"; then
 	note "our loss warnings (last run):"
 	sed 's/^/    /' "$B/ours.err"

@@ -215,6 +215,7 @@ golden: offwake-svg
 bench: offwake-svg
 	bash tests/bench/bench.sh
 	bash tests/bench/capture_bench.sh
+	bash tests/bench/offcpu_bench.sh
 	bash tests/bench/unwind_cost.sh
 	bash tests/bench/unwind_bench.sh
 	bash tests/bench/live_bench.sh

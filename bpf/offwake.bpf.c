@@ -22,6 +22,16 @@
  *   apply the block-time filter and add it to the active counts map under
  *   a key of target and waker identity and stacks.
  *
+ * What is walked is only what may be kept (issue 31: a stack walk is most
+ * of a program's cost, about 1.2 us a kernel stack here): the filters come
+ * first; a waker's stacks are not taken for a wakee blocked for less than
+ * half of -m so far (waker_stacks_wanted()); and with -m above the default
+ * where the kernel has the end of schedule() (sched_exit_tp, 6.16), a
+ * blocked task's own stacks are not taken at its switch-out but once its
+ * block is known to be kept, at that tracepoint, in its own context, as it
+ * comes back on CPU (lazy_stacks, end_pending()): it has not run since,
+ * so they are the same stacks.
+ *
  * Hidden switches: some kernels hide tasks from tracing (this VM's hides
  * its agent), and no program runs on a CPU while one is current.  Each
  * CPU's last switched-in task is kept (oncpu): a switch taking another
@@ -87,6 +97,9 @@ const volatile __u32 chain_depth = 1;		/* levels of waker, 1 to
 						 * OW_CHAIN_MAX */
 const volatile __u64 chain_age_ns = 10000000;	/* oldest wakeup of a waker
 						 * that still explains it */
+const volatile bool lazy_stacks = false;	/* a blocked task's stacks
+						 * taken when its block ends,
+						 * if kept (see below) */
 
 enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 
@@ -127,9 +140,13 @@ struct ow_task {
 				 * old chain[] is when this task wakes one */
 	__u64 t_kstack;		/* stack references, see offwake.h */
 	__u64 t_ustack;
+	__u64 end_ns;		/* lazy_stacks: the end of a block kept,
+				 * whose stacks are still to be taken */
 	__u8 blocked;		/* went off CPU to sleep (not preempted) */
 	__u8 seen;		/* OW_EV_SEEN events sent */
-	__u8 pad[6];
+	__u8 pending;		/* lazy_stacks: end_ns is set */
+	__u8 pending_woken;	/* ... and the block had its wakeup */
+	__u8 pad[4];
 	/* the waker (chain[0]) and, with --chain-depth, who woke it ... */
 	struct ow_level chain[OW_CHAIN_MAX];
 };
@@ -502,21 +519,14 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
 }
 
 /*
- * Add the block of t that ended at end (start_ns to end) to the counts,
- * with the waker's identity and stacks when woken says they are its own.
+ * Add a block of t (delta ns) to the counts, with the waker's identity and
+ * stacks when woken says they are its own.
  */
-static __always_inline void end_block(struct task_struct *t, __u32 pid,
-				      struct ow_task *ti, __u64 end,
+static __always_inline void add_block(struct task_struct *t, __u32 pid,
+				      struct ow_task *ti, __u64 delta,
 				      bool woken)
 {
 	struct ow_key key = {};
-	__u64 delta = end - ti->start_ns;
-
-	ti->start_ns = 0;
-	if (delta < min_ns || delta >= max_ns) {
-		count(&filtered, delta < min_ns ? OW_F_SHORT : OW_F_LONG);
-		return;
-	}
 
 	BPF_CORE_READ_INTO(&key.target, t, comm);
 	key.t_pid = pid;
@@ -533,10 +543,38 @@ static __always_inline void end_block(struct task_struct *t, __u32 pid,
 		for (__u32 i = 1; i < OW_CHAIN_MAX; i++)
 			if (i < chain_depth)
 				key.up[i - 1] = ti->chain[i];
+		if (key.w_kstack == OW_STACK_SKIPPED ||
+		    key.w_ustack == OW_STACK_SKIPPED)
+			count(&losses, OW_LOSS_WAKER_EARLY);
 	} else if (ti->blocked) {
 		count(&losses, OW_LOSS_WAKER);
 	}
 	add_count(&key, delta);
+}
+
+/*
+ * The block of t that ended at end (start_ns to end): -m and -M, then
+ * counted (with lazy_stacks, once its stacks are taken: end_pending()).
+ */
+static __always_inline void end_block(struct task_struct *t, __u32 pid,
+				      struct ow_task *ti, __u64 end,
+				      bool woken)
+{
+	__u64 delta = end - ti->start_ns;
+
+	if (delta < min_ns || delta >= max_ns) {
+		count(&filtered, delta < min_ns ? OW_F_SHORT : OW_F_LONG);
+		ti->start_ns = 0;
+		return;
+	}
+	if (lazy_stacks) {
+		ti->end_ns = end;
+		ti->pending = 1;
+		ti->pending_woken = woken;
+		return;
+	}
+	add_block(t, pid, ti, delta, woken);
+	ti->start_ns = 0;
 }
 
 /*
@@ -561,6 +599,48 @@ static __always_inline void end_hidden_block(struct task_struct *t,
 	ti->wake_ns = 0;
 }
 
+/*
+ * The current task's own stacks, for the block it starts (at its switch-
+ * out) or, with lazy_stacks, for the block that ended as it came back on
+ * CPU: the same, since it has not run since (its kernel stack differs in
+ * the tracepoint's frames only, which user space leaves out, and in where
+ * __schedule() calls it).
+ */
+static __always_inline void own_stacks(void *ctx, struct task_struct *t,
+				       struct ow_task *ti, bool btf)
+{
+	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED) :
+				     OW_NO_STACK;
+	if (want_ustack && !(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
+					  OW_UW_BLOCKED);
+	else
+		ti->t_ustack = OW_NO_STACK;
+}
+
+/*
+ * lazy_stacks: the block of the current task that ended when it came back
+ * on CPU, counted now, with the stacks it blocked with.  A block still
+ * pending when the task next goes off CPU (the end of schedule() was not
+ * seen) is counted without them (OW_LOSS_LAZY_STACKS).
+ */
+static __always_inline void end_pending(void *ctx, struct task_struct *t,
+					__u32 pid, struct ow_task *ti,
+					bool here, bool btf)
+{
+	if (!lazy_stacks || !ti->pending)
+		return;
+	ti->pending = 0;
+	if (here) {
+		own_stacks(ctx, t, ti, btf);
+	} else {
+		ti->t_kstack = ti->t_ustack = OW_STACK_SKIPPED;
+		count(&losses, OW_LOSS_LAZY_STACKS);
+	}
+	add_block(t, pid, ti, ti->end_ns - ti->start_ns, ti->pending_woken);
+	ti->start_ns = 0;
+}
+
 static __always_inline void switch_out(void *ctx, bool preempt,
 				       struct task_struct *prev, __u32 pid,
 				       __u64 now, bool btf)
@@ -578,8 +658,12 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	ti = task_info(prev, pid, keep, btf);
 	if (!ti)
 		return;
+	/* lazy_stacks: a block still pending, or one a hidden switch-in
+	 * ends here, is counted without its stacks: they are not prev's now */
+	end_pending(ctx, prev, pid, ti, false, btf);
 	if (ti->start_ns)
 		end_hidden_block(prev, pid, ti, now);
+	end_pending(ctx, prev, pid, ti, false, btf);
 	if (!keep)
 		return;
 	state = task_state(prev);
@@ -588,13 +672,9 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	ti->blocked = !preempt && state != 0;
 	if (!ti->blocked)
 		ti->wake_ns = 0;	/* preempted: no wakeup will come */
-	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED) :
-				     OW_NO_STACK;
-	if (want_ustack && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD))
-		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
-					  OW_UW_BLOCKED);
-	else
-		ti->t_ustack = OW_NO_STACK;
+	if (lazy_stacks)
+		return;		/* taken when it ends, if kept */
+	own_stacks(ctx, prev, ti, btf);
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u32 pid,
@@ -610,7 +690,7 @@ static __always_inline void switch_in(struct task_struct *next, __u32 pid,
 		return;
 	last_on = ti->on_ns;
 	ti->on_ns = now;
-	if (ti->start_ns)
+	if (ti->start_ns && !ti->pending)
 		end_block(next, pid, ti, now, ti->wake_ns > last_on);
 	ti->wake_ns = 0;
 }
@@ -715,6 +795,36 @@ static __always_inline bool process_context(void *ctx)
 	return outer >= syscall_lo && outer < syscall_hi;
 }
 
+/*
+ * Whether the waker's stacks are worth walking for the wakee's block so
+ * far (now - start): -m before any stack walk.  A block woken before half
+ * of -m is left out at its switch-in unless it waited that long again for
+ * a CPU (then it is kept without its waker's stacks, counted as
+ * OW_LOSS_WAKER_EARLY).  Only with -m above the default (1 us): a wakeup
+ * from another CPU can come while the switch-out's program still runs,
+ * well within 0.5 us of its start.  With --chain-depth, every wakeup's
+ * stacks are taken: a level above may explain a later block.
+ */
+static __always_inline bool waker_stacks_wanted(const struct ow_task *ti,
+						__u64 now)
+{
+	return min_ns <= 1000 || chain_depth > 1 || !ti->start_ns ||
+	       now - ti->start_ns >= min_ns / 2;
+}
+
+/* The waker's (the current task's) stacks into level l of a chain. */
+static __always_inline void waker_stacks(void *ctx, struct ow_level *l,
+					 struct task_struct *cur, bool btf)
+{
+	l->kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_WAKER) :
+				  OW_NO_STACK;
+	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD) &&
+	    process_context(ctx))
+		l->ustack = get_stack(ctx, BPF_F_USER_STACK, btf, OW_UW_WAKER);
+	else
+		l->ustack = OW_NO_STACK;
+}
+
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
@@ -752,14 +862,14 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	ti->chain[0].pid = (__u32)id;
 	ti->chain[0].tgid = id >> 32;
 	bpf_get_current_comm(ti->chain[0].comm, sizeof(ti->chain[0].comm));
-	ti->chain[0].kstack = want_kstack ?
-		get_stack(ctx, 0, btf, OW_UW_WAKER) : OW_NO_STACK;
-	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD) &&
-	    process_context(ctx))
-		ti->chain[0].ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
-						OW_UW_WAKER);
-	else
-		ti->chain[0].ustack = OW_NO_STACK;
+	if (waker_stacks_wanted(ti, now)) {
+		waker_stacks(ctx, &ti->chain[0], cur, btf);
+	} else {
+		ti->chain[0].kstack = want_kstack ? OW_STACK_SKIPPED : OW_NO_STACK;
+		ti->chain[0].ustack = want_ustack &&
+			!(BPF_CORE_READ(cur, flags) & PF_KTHREAD) ?
+			OW_STACK_SKIPPED : OW_NO_STACK;
+	}
 }
 
 /*
@@ -875,8 +985,14 @@ int BPF_PROG(schedule_end_btf, bool is_switch)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	__u32 pid = BPF_CORE_READ(cur, pid);
 
-	if (armed && switched_unseen(pid, pid))
+	struct ow_task *ti;
+
+	if (!armed)
+		return 0;
+	if (switched_unseen(pid, pid))
 		switch_in(cur, pid, bpf_ktime_get_ns(), true);
+	if (lazy_stacks && pid && (ti = task_info(cur, pid, false, true)))
+		end_pending(ctx, cur, pid, ti, true, true);
 	return 0;
 }
 

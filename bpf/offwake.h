@@ -25,6 +25,9 @@
  */
 #define OW_NO_STACK	0
 #define OW_STACK_HASH	(1ULL << 63)
+/* Not taken, on purpose: a waker's stacks when its wakee had been blocked
+ * for less than half of -m (ENODATA; shown as a missed stack) */
+#define OW_STACK_SKIPPED	61
 
 /*
  * One level of a wakeup chain (--chain-depth): a thread that woke the
@@ -85,6 +88,12 @@ enum ow_loss {
 	OW_LOSS_HIDDEN_SWITCH,		/* a switch the kernel did not report */
 	OW_LOSS_END_AT_WAKEUP,		/* block end hidden: counted to wakeup */
 	OW_LOSS_END_HIDDEN,		/* block end and wakeup hidden */
+	OW_LOSS_WAKER_EARLY,		/* a block kept whose waker's stacks were
+					 * not taken: woken before half of -m
+					 * (OW_STACK_SKIPPED) */
+	OW_LOSS_LAZY_STACKS,		/* a block kept whose own stacks were
+					 * not taken: the end of schedule() was
+					 * not seen (lazy_stacks) */
 	/* not losses: what the ring buffer had no room for, kept in the
 	 * backlog maps until user space fetched it */
 	OW_LOSS_STACK_KEPT,

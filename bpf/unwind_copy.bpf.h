@@ -124,14 +124,15 @@ static __always_inline long uw_defer(struct task_struct *task,
 	__u32 zero = 0;
 	__u64 *seq;
 
+	/* the bound first: a process past it costs no bpf_find_vma() */
+	dc = bpf_map_lookup_elem(&defers, &tgid);
+	if (dc && dc->gen == gen && dc->n >= OW_DEFER_PER_GEN) {
+		count(&defer_stats, OW_DF_LIMIT);
+		return 0;
+	}
 	if (!uw_file_code(task, ip))
 		return 0;
-	dc = bpf_map_lookup_elem(&defers, &tgid);
 	if (dc && dc->gen == gen) {
-		if (dc->n >= OW_DEFER_PER_GEN) {
-			count(&defer_stats, OW_DF_LIMIT);
-			return 0;
-		}
 		dc->n++;
 	} else {
 		bpf_map_update_elem(&defers, &tgid, &one, BPF_ANY);

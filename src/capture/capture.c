@@ -316,6 +316,11 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	}
 	bpf_program__set_autoload(s->progs.schedule_end_btf,
 				  !raw && kernel_has_tp("sched_exit_tp"));
+	/* with -m above the default, a blocked task's stacks are taken at
+	 * the end of schedule() (sched_exit_tp) once its block is kept, not
+	 * at every switch-out (offwake.bpf.c: lazy_stacks) */
+	s->rodata->lazy_stacks = !raw && kernel_has_tp("sched_exit_tp") &&
+				 o->min_block_us > 1;
 }
 
 static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
@@ -1328,6 +1333,8 @@ void capture_report_losses(const struct capture *c)
 		[OW_LOSS_HIDDEN_SWITCH] = "context switches the kernel did not report: it hides some tasks from tracing, and no event is seen on a CPU while one runs",
 		[OW_LOSS_END_AT_WAKEUP] = "blocks whose return to CPU the kernel did not report: counted up to their wakeup",
 		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
+		[OW_LOSS_LAZY_STACKS] = "blocks kept without their own stacks: the end of schedule() was not seen when they ended (shown as [Missed ... Stack])",
+		[OW_LOSS_WAKER_EARLY] = "blocks woken before half of -m that waited as long again for a CPU: kept, but their waker's stacks were not taken (shown as [Missed ... Stack])",
 	};
 
 	/* hidden switches matter when their tasks were to be traced, or

@@ -158,13 +158,13 @@ fi
 # waker line, never "waker: 0"
 taskset -c 0 sh -c 'while :; do :; done' & S1=$!
 taskset -c 0 sh -c 'while :; do :; done' & S2=$!
-"$OFFWAKE" -q --text -p $S1,$S2 1 > "$TMPD/pre.txt" 2> /dev/null
+"$OFFWAKE" -q --text -p $S1,$S2 1 > "$TMPD/pre.txt" 2> "$TMPD/pre.err"; st=$?
 kill $S1 $S2 2> /dev/null; wait $S1 $S2 2> /dev/null
 if grep -q '^    waker:           none: preempted (runnable, no wakeup)$' "$TMPD/pre.txt" &&
    ! grep -qE '^    waker: +[0-9]*$' "$TMPD/pre.txt"; then
 	pass cli_text_preempted
 else
-	fail cli_text_preempted "$(grep -m3 'waker:' "$TMPD/pre.txt" | tr '\n' '|')"
+	fail cli_text_preempted "status $st, $(wc -l < "$TMPD/pre.txt") lines: $(grep -m3 'waker:' "$TMPD/pre.txt" | tr '\n' '|') stderr: $(head -c 400 "$TMPD/pre.err")"
 fi
 usage_case cli_cmd_with_pid "not allowed with argument -p/--pid" -p 1 -- true
 usage_case cli_follow_needs_pid "argument --follow: needs -p" --follow 1

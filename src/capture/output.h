@@ -27,4 +27,8 @@ void output_discard(struct output *out);
 int output_write(struct output *out, struct capture *c,
 		 const struct capture_opts *o);
 
+/* Write the capture as o asks to f, which stays open (a live view's
+ * snapshot, in memory); returns the exit status. */
+int output_write_to(FILE *f, struct capture *c, const struct capture_opts *o);
+
 #endif

@@ -20,6 +20,7 @@
 #include "offwake.h"
 #include "common/util.h"
 #include "export/writers.h"
+#include "live/web.h"
 
 /* The text of --help around the generated parts (print_help()). */
 static const char help_intro[] =
@@ -96,6 +97,21 @@ static int int_arg(const char *name, const char *val, uint64_t max,
 	return 0;
 }
 
+/* --interval's seconds: a finite number above 0, at most an hour. */
+static int seconds_arg(const char *val, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || *end || errno || !(v > 0 && v <= 3600))
+		return usage_error("%s: expected seconds (> 0, at most 3600): '%s'",
+				   "--interval", val);
+	*out = v;
+	return 0;
+}
+
 static int id_list(struct capture_opts *o, const char *name, const char *val)
 {
 	char *copy = strdup(val), *tok, *save = NULL;
@@ -132,7 +148,8 @@ enum {
 	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
 	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
 	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
-	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP,
+	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP, O_INTERVAL,
+	O_SERVE,
 };
 
 /*
@@ -248,6 +265,15 @@ static const struct opt opts[] = {
 	  "a level is kept when the waker's own wakeup was\n"
 	  "at most US before it woke the next (default\n"
 	  "10000): older, the chain ends there" },
+	{ 0, "interval", "S", G_NONE, O_INTERVAL,
+	  "seconds between a live view's refreshes\n"
+	  "(default 1)" },
+	{ 0, "serve", "[ADDR:]PORT", G_NONE, O_SERVE,
+	  "serve a live view of the capture over HTTP, a\n"
+	  "page that updates every --interval with\n"
+	  "downloads of the SVG, folded and pprof; on\n"
+	  "127.0.0.1 unless ADDR is given (PORT 0: any free\n"
+	  "port; the address is printed)" },
 };
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOPTS ARRAY_SIZE(opts)
@@ -523,6 +549,14 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		r = int_arg(name, val, UINT64_MAX / 1000, true,
 			    &o->chain_max_age_us);
 		break;
+	case O_INTERVAL:
+		return seconds_arg(val, &o->interval);
+	case O_SERVE:
+		if (web_parse_addr(val, NULL))
+			return usage_error("%s: expected [ADDR:]PORT (an IPv4 address, or IPv6 in brackets; PORT 0 to 65535): '%s'",
+					   "--serve", val);
+		o->serve = val;
+		break;
 	case O_FORMAT:
 		o->output = ow_writer_by_name(val);
 		if (o->output < 0 || ow_writers[o->output].own_option) {
@@ -665,6 +699,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	o->stack_storage_size = 131072;
 	o->unwind_mb = 32;
 	o->chain_depth = 1;
+	o->interval = 1.0;
 	o->chain_max_age_us = OW_CHAIN_MAX_AGE_US;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;

@@ -91,6 +91,8 @@ struct capture_opts {
 	uint64_t chain_max_age_us;	/* --chain-max-age US */
 	struct fg_options fg;	/* render options for the SVG */
 	bool subtitle_set;	/* --subtitle given: no automatic one */
+	double interval;	/* --interval S: a live view's refresh, 1.0 */
+	const char *serve;	/* --serve [ADDR:]PORT, or NULL (live/web.h) */
 };
 
 /*
@@ -99,6 +101,25 @@ struct capture_opts {
  */
 int capture_parse(struct capture_opts *o, int argc, char **argv);
 void capture_opts_free(struct capture_opts *o);
+
+/*
+ * A live view of the running capture (src/live/; the table is
+ * src/live/views.c's): run.c starts each view o asks for before the
+ * capture (start() attaches it to c's loop; NULL after a message: the
+ * capture does not start), stops it when the capture ends, has it add its
+ * line to the summary, and frees it.
+ */
+struct capture;
+struct ow_live_view {
+	bool (*wanted)(const struct capture_opts *o);
+	void *(*start)(const struct capture_opts *o, struct capture *c);
+	void (*stop)(void *v);
+	void (*report)(const void *v);
+	void (*free)(void *v);
+};
+extern const struct ow_live_view ow_live_views[];
+extern const size_t ow_nlive_views;
+#define OW_LIVE_MAX 4	/* rows of ow_live_views at most */
 
 /* Run the capture and write the output; returns the exit status. */
 int capture_main(struct capture_opts *o);

@@ -168,7 +168,8 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
 		.ringbuf_mb = o->ringbuf_mb, .stack_backlog = o->stack_backlog,
 		.plain_unknown = o->plain_unknown,
 		.merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY),
-		.locs = ow_writer_needs(o->output) & OW_NEED_ADDRS,
+		/* --serve offers pprof too */
+		.locs = (ow_writer_needs(o->output) & OW_NEED_ADDRS) || o->serve,
 	};
 }
 
@@ -236,6 +237,34 @@ static void report_exited(const struct capture_opts *o)
 				pid ? "process" : "thread", o->ids[i]);
 }
 
+/* The live views o asks for (cli.h), before the capture and before CMD
+ * starts: a port in use fails at once.  0, or -1 after a message. */
+static int live_start(const struct capture_opts *o, struct capture *c, void **v)
+{
+	for (size_t i = 0; i < ow_nlive_views; i++)
+		if (ow_live_views[i].wanted(o) && !(v[i] = ow_live_views[i].start(o, c)))
+			return -1;
+	return 0;
+}
+
+enum live_step { LIVE_STOP, LIVE_REPORT, LIVE_FREE };
+
+static void live_step(void **v, enum live_step step)
+{
+	for (size_t i = 0; i < ow_nlive_views; i++) {
+		const struct ow_live_view *l = &ow_live_views[i];
+
+		if (!v[i])
+			continue;
+		if (step == LIVE_STOP)
+			l->stop(v[i]);
+		else if (step == LIVE_REPORT)
+			l->report(v[i]);
+		else
+			l->free(v[i]), v[i] = NULL;
+	}
+}
+
 int capture_main(struct capture_opts *o)
 {
 	struct snap sn = { getenv("OFFWAKE_SNAPSHOT"), o };
@@ -243,6 +272,7 @@ int capture_main(struct capture_opts *o)
 	struct progress *pg;
 	struct output out;
 	struct capture *c;
+	void *live[OW_LIVE_MAX] = { NULL };
 	int r;
 
 	if (check_ids(o) || (o->cgroup && cgroup_id_of(o->cgroup, &o->cgroup_id)))
@@ -252,12 +282,13 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
 	 * a long capture whose data would be lost */
-	if (o->output == OW_OUT_SVG && fg_options_check(&o->fg))
+	if ((o->output == OW_OUT_SVG || o->serve) && fg_options_check(&o->fg))
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
 	c = capture_new();
-	if (!c || (o->cmd && start_cmd(o))) {
+	if (!c || live_start(o, c, live) || (o->cmd && start_cmd(o))) {
+		live_step(live, LIVE_FREE);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
@@ -267,8 +298,11 @@ int capture_main(struct capture_opts *o)
 		capture_every(c, 1.0, snapshot_job, &sn);
 	end_on_hangup();
 	pg = progress_start(o->quiet);
-	if (capture_run(c, &cfg, pg)) {
+	r = capture_run(c, &cfg, pg);
+	live_step(live, LIVE_STOP);	/* the live views end with the capture */
+	if (r) {
 		progress_stop(pg);
+		live_step(live, LIVE_FREE);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
@@ -284,7 +318,9 @@ int capture_main(struct capture_opts *o)
 			capture_report_unwind(c);
 		if (!o->cmd)
 			report_exited(o);
+		live_step(live, LIVE_REPORT);
 	}
+	live_step(live, LIVE_FREE);
 	r = cmd_exit(c, r);	/* before capture_free() */
 	capture_free(c);
 	return r;

@@ -5,8 +5,10 @@
  * Two sides that share only the rendered documents:
  *   - the capture loop (capture_every(), every --interval) brings the sums
  *     up to date and hands them to the writers of --format
- *     (capture_snapshot(), output_write_to()): the SVG at every refresh,
- *     the folded and pprof files while a client asks for them.  Each
+ *     (capture_snapshot(), output_write_to()): the SVG at the first
+ *     refresh and while a client looks (asked for it or /status in the
+ *     last KEEP_ASKED_S), the folded and pprof files while a client asks
+ *     for them; with nobody looking, a refresh renders nothing.  Each
  *     document is a reference-counted buffer of one generation; a refresh
  *     swaps the newest in under the lock and drops its reference to the
  *     old one, so memory holds the newest documents plus those still being
@@ -51,7 +53,7 @@ extern const char ow_live_page[];	/* page.html, embedded at build time */
 enum { DOC_SVG, DOC_FOLDED, DOC_PPROF, NDOCS };
 static const struct doc {
 	const char *path, *format, *type, *file;
-	bool always;	/* rendered at every refresh, else while asked for */
+	bool always;	/* rendered at the first refresh; all while asked for */
 } docs[NDOCS] = {
 	[DOC_SVG] = { "/svg", "svg", "image/svg+xml", "offwake.svg", true },
 	[DOC_FOLDED] = { "/folded", "folded", "text/plain; charset=utf-8",
@@ -84,7 +86,7 @@ struct web {
 	double seconds;		/* the capture's, at the newest generation */
 	bool stopping;
 	/* the capture thread's: */
-	uint64_t refreshes, failed, dropped;
+	uint64_t refreshes, failed, dropped, idle;
 	double cpu_sum, cpu_max;
 	/* the server's: */
 	atomic_ulong requests, cut;
@@ -233,14 +235,21 @@ static int publish(struct capture *c, void *ctx)
 	struct web *w = ctx;
 	struct buf *nb[NDOCS] = { NULL };
 	double t0 = thread_cpu_s(), now = mono_s(), cpu;
-	bool want[NDOCS];
+	bool want[NDOCS], any = false;
 	uint64_t gen;
 
 	pthread_mutex_lock(&w->lock);
 	gen = w->gen + 1;
-	for (int i = 0; i < NDOCS; i++)
-		want[i] = docs[i].always || now - w->asked[i] < KEEP_ASKED_S;
+	for (int i = 0; i < NDOCS; i++) {
+		want[i] = (docs[i].always && !w->gen) || now - w->asked[i] < KEEP_ASKED_S;
+		any |= want[i];
+	}
 	pthread_mutex_unlock(&w->lock);
+	if (!any) {
+		w->idle++;
+		return 0;	/* nobody is looking: nothing rendered */
+	}
+	want[DOC_SVG] = true;	/* a generation is its SVG, and what else was asked */
 	for (int i = 0; i < NDOCS; i++)
 		if (want[i] && !(nb[i] = render(w, c, i, gen)))
 			w->failed++;
@@ -358,6 +367,7 @@ static enum MHD_Result send_status(struct web *w, struct MHD_Connection *conn)
 	char json[160];
 
 	pthread_mutex_lock(&w->lock);
+	w->asked[DOC_SVG] = mono_s();	/* a page is looking */
 	snprintf(json, sizeof(json),
 		 "{\"generation\":%llu,\"interval\":%g,\"seconds\":%.1f,\"running\":%s}\n",
 		 (unsigned long long)w->gen, w->interval, w->seconds,
@@ -505,10 +515,10 @@ void web_report(const void *v)
 
 	if (!w)
 		return;
-	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client)%s\n",
+	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client)%s\n",
 		(unsigned long long)w->refreshes,
 		w->refreshes ? w->cpu_sum * 1e3 / w->refreshes : 0.0, w->cpu_max * 1e3,
-		atomic_load(&w->requests), (unsigned long long)w->dropped,
+		(unsigned long long)w->idle, atomic_load(&w->requests), (unsigned long long)w->dropped,
 		atomic_load(&w->cut), w->failed ? " (some renders failed)" : "");
 }
 

@@ -20,7 +20,7 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	    -D_GNU_SOURCE -DOFFWAKE_VERSION='"$(VERSION)"' -I$(OUT) -Irender
 LDLIBS_RENDER := -lpcre2-8 -lm
 LDLIBS   := -lbpf -ldw -lelf -lz -llzma -liberty $(LDLIBS_RENDER) -lpthread $(shell pkg-config --libs libxml-2.0) \
-	    -lprotobuf-c -ljson-c
+	    -lprotobuf-c -ljson-c -lmicrohttpd
 
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -38,7 +38,7 @@ RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js
 SRC        := $(wildcard src/*.c src/*/*.c)
 # pprof's message: C generated from our profile.proto by protoc-c
 PROTO_GEN  := $(OUT)/gen/profile.pb-c.h
-SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o) $(OUT)/gen/profile.pb-c.o
+SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o) $(OUT)/gen/profile.pb-c.o $(OUT)/src/live/page_html.o
 SRC_HDR    := $(wildcard src/*.h src/*/*.h)
 BPF_SRC    := $(wildcard bpf/*.bpf.c)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
@@ -77,6 +77,13 @@ $(OUT)/render/script_js.o: $(OUT)/render/script_js.c
 $(OUT)/render/palettes_data.o: $(OUT)/render/palettes_data.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The browser live view's page (src/live/web.c serves it).
+$(OUT)/src/live/page_html.c: src/live/page.html tests/embed.sh | $(OUT)/.build-deps
+	@mkdir -p $(@D)
+	sh tests/embed.sh ow_live_page $< > $@
+$(OUT)/src/live/page_html.o: $(OUT)/src/live/page_html.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
 # Kernel side: BPF object (CO-RE, our own minimal kernel-type header) and skeleton.
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)/bpf
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
@@ -105,7 +112,8 @@ $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
 	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
-	liblzma-dev libdebuginfod-dev debuginfod lld libncurses-dev
+	liblzma-dev libdebuginfod-dev debuginfod lld libncurses-dev \
+	libmicrohttpd-dev
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -219,6 +227,7 @@ bench: offwake-svg
 	bash tests/bench/unwind_cost.sh
 	bash tests/bench/unwind_bench.sh
 	bash tests/bench/live_bench.sh
+	bash tests/bench/live_cost.sh
 
 # A 10-minute capture over a fork storm: memory bounded, nothing lost
 # silently (tests/soak.sh; SOAK_SECONDS shortens it).  Not part of check.

@@ -20,6 +20,7 @@
 #include "offwake.h"
 #include "common/util.h"
 #include "export/writers.h"
+#include "live/web.h"
 
 /* The text of --help around the generated parts (print_help()). */
 static const char help_intro[] =
@@ -147,7 +148,7 @@ enum {
 	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
 	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
 	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP, O_LIVE,
-	O_INTERVAL,
+	O_INTERVAL, O_SERVE,
 };
 
 /*
@@ -236,7 +237,8 @@ static const struct opt opts[] = {
 	  "(keys: f follow, / search, space freeze, v view,\n"
 	  "w write a file, q quit and write the output)" },
 	{ 0, "interval", "S", G_NONE, O_INTERVAL,
-	  "seconds between live updates (default 1)" },
+	  "seconds between a live view's refreshes\n"
+	  "(--live, --serve; default 1)" },
 	{ 0, "group", "comm|process|thread", G_NONE, O_GROUP,
 	  "name the bottom (and waker) frame comm\n"
 	  "(default, as offwaketime), comm-PID or\n"
@@ -271,6 +273,12 @@ static const struct opt opts[] = {
 	  "a level is kept when the waker's own wakeup was\n"
 	  "at most US before it woke the next (default\n"
 	  "10000): older, the chain ends there" },
+	{ 0, "serve", "[ADDR:]PORT", G_NONE, O_SERVE,
+	  "serve a live view of the capture over HTTP, a\n"
+	  "page that updates every --interval with\n"
+	  "downloads of the SVG, folded and pprof; on\n"
+	  "127.0.0.1 unless ADDR is given (PORT 0: any free\n"
+	  "port; the address is printed)" },
 };
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOPTS ARRAY_SIZE(opts)
@@ -552,6 +560,12 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 		r = int_arg(name, val, UINT64_MAX / 1000, true,
 			    &o->chain_max_age_us);
 		break;
+	case O_SERVE:
+		if (web_parse_addr(val, NULL))
+			return usage_error("%s: expected [ADDR:]PORT (an IPv4 address, or IPv6 in brackets; PORT 0 to 65535): '%s'",
+					   "--serve", val);
+		o->serve = val;
+		break;
 	case O_FORMAT:
 		o->output = ow_writer_by_name(val);
 		if (o->output < 0 || ow_writers[o->output].own_option) {
@@ -694,10 +708,10 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	o->stack_storage_size = 131072;
 	o->unwind_mb = 32;
 	o->chain_depth = 1;
+	o->interval = 1.0;
 	o->chain_max_age_us = OW_CHAIN_MAX_AGE_US;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;
-	o->interval = 1.0;
 	fg_options_init(&o->fg);
 	o->fg.colors = "chain";
 	o->fg.countname = "us";

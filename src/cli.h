@@ -62,19 +62,6 @@ enum ow_group {
 struct capture;
 struct capture_opts;
 
-/*
- * A live view of a running capture (--live), given by main.c (the capture
- * knows no view): capture_main() calls check() before anything else (0,
- * or -1 after a message: a usage error), start() once the session exists
- * and before -- CMD starts (NULL after a message), and end() (NULL: none)
- * before the output is written.
- */
-struct ow_live_ops {
-	int (*check)(void);
-	void *(*start)(struct capture *c, const struct capture_opts *o);
-	void (*end)(void *view);
-};
-
 struct capture_opts {
 	enum ow_threads threads;
 	uint32_t *ids;		/* -p / -t values */
@@ -107,9 +94,9 @@ struct capture_opts {
 	uint64_t chain_max_age_us;	/* --chain-max-age US */
 	struct fg_options fg;	/* render options for the SVG */
 	bool subtitle_set;	/* --subtitle given: no automatic one */
-	bool live;		/* --live: the terminal view */
-	const struct ow_live_ops *live_ops;	/* its calls (main.c) */
+	bool live;		/* --live: the terminal view (live/tui.h) */
 	double interval;	/* --interval S: between live updates (1) */
+	const char *serve;	/* --serve [ADDR:]PORT, or NULL (live/web.h) */
 };
 
 /*
@@ -118,6 +105,29 @@ struct capture_opts {
  */
 int capture_parse(struct capture_opts *o, int argc, char **argv);
 void capture_opts_free(struct capture_opts *o);
+
+/*
+ * A live view of the running capture (src/live/; the table is
+ * src/live/views.c's): for each view o asks for (wanted()), run.c calls
+ * check() (NULL: none) before anything else (-1 after a message: a usage
+ * error), start() once the session exists and before -- CMD starts
+ * (attaches it to c's loop; NULL after a message: the capture does not
+ * start), stop() when the capture ends, before the output is written,
+ * report() (NULL: none) for its line of the summary, and free() (NULL:
+ * stop() freed it).
+ */
+struct capture;
+struct ow_live_view {
+	bool (*wanted)(const struct capture_opts *o);
+	int (*check)(const struct capture_opts *o);
+	void *(*start)(const struct capture_opts *o, struct capture *c);
+	void (*stop)(void *v);
+	void (*report)(const void *v);
+	void (*free)(void *v);
+};
+extern const struct ow_live_view ow_live_views[];
+extern const size_t ow_nlive_views;
+#define OW_LIVE_MAX 4	/* rows of ow_live_views at most */
 
 /* Run the capture and write the output; returns the exit status. */
 int capture_main(struct capture_opts *o);

@@ -12,7 +12,6 @@
 #include <string.h>
 #include "cli.h"
 #include "common/util.h"
-#include "live/tui.h"
 #include "reports/convert.h"
 #include "reports/diff.h"
 #include "reports/unfold.h"
@@ -93,8 +92,6 @@ int main(int argc, char **argv)
 		capture_opts_free(&o);
 		return r == 1 ? 0 : r;
 	}
-	if (o.live)
-		o.live_ops = &tui_ops;
 	r = capture_main(&o);
 	capture_opts_free(&o);
 	return r;

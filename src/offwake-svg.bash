@@ -16,7 +16,7 @@ _offwake_svg()
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
 		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog
-		--unknown-frames --cgroup --live --interval"
+		--unknown-frames --cgroup --live --interval --serve"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
@@ -29,6 +29,9 @@ _offwake_svg()
 		return ;;
 	--interval)
 		COMPREPLY=($(compgen -W "0.5 1 2 5" -- "$cur"))
+		return ;;
+	--serve)
+		COMPREPLY=($(compgen -W "8080 127.0.0.1:8080" -- "$cur"))
 		return ;;
 	--group)
 		COMPREPLY=($(compgen -W "comm process thread" -- "$cur"))

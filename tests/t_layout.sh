@@ -5,7 +5,8 @@
 # render/ includes nothing of src/ or bpf/; src/ sees the renderer only
 # through render/fg.h, and may use render/base/ ("base/..."); src/'s
 # folders depend one way (capture -> unwind -> symbols -> common; reports
-# -> common; capture and reports -> export -> common; all may use base/);
+# -> common; capture and reports -> export -> common; live -> capture and
+# export; all may use base/);
 # librender.a links alone (no symbol it needs comes from src/); the
 # output formats are reached through the writers' table only.
 . "$(dirname "$0")/lib.sh"
@@ -56,11 +57,12 @@ allowed() {
 	capture) echo "capture unwind symbols export common base" ;;
 	reports) echo "reports export common base" ;;
 	export) echo "export common base" ;;
+	live) echo "live capture export common base" ;;
 	*) echo "" ;;
 	esac
 }
 bad=""
-for d in common symbols unwind capture reports export; do
+for d in common symbols unwind capture reports export live; do
 	for f in src/$d/*.[ch]; do
 		[ -f "$f" ] || continue
 		for i in $(incs "$f"); do

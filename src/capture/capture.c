@@ -1187,6 +1187,7 @@ int capture_snapshot(struct capture *c,
 		     int (*write)(struct capture *c, void *ctx), void *ctx)
 {
 	if (!c->finished) {
+		c->seconds = now_s() - c->start;	/* the output's, so far */
 		ring_buffer__consume(c->rb);
 		if (drain_tick(c) < 0)
 			return -1;
@@ -1261,6 +1262,11 @@ int capture_run(struct capture *c, const struct capture_cfg *o,
 		err = err ? err : e;
 	}
 	return err;
+}
+
+double capture_seconds(const struct capture *c)
+{
+	return c->finished ? c->seconds : now_s() - c->start;
 }
 
 bool capture_empty(const struct capture *c)

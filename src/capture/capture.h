@@ -54,6 +54,8 @@ int capture_snapshot(struct capture *c,
 		     int (*write)(struct capture *c, void *ctx), void *ctx);
 void capture_free(struct capture *c);
 
+/* The seconds traced so far (all of them once finished). */
+double capture_seconds(const struct capture *c);
 /* Whether anything was captured. */
 bool capture_empty(const struct capture *c);
 /* -- CMD's wait status when it exited during the capture; else false. */

@@ -560,6 +560,13 @@ void output_discard(struct output *out)
 	output_close(out, false);
 }
 
+int output_write_to(FILE *f, struct capture *c, const struct capture_opts *o)
+{
+	int r = write_all(c, o, f);
+
+	return r == OW_EXIT_OK && (fflush(f) || ferror(f)) ? OW_EXIT_FAIL : r;
+}
+
 int output_write(struct output *out, struct capture *c,
 		 const struct capture_opts *o)
 {

@@ -38,4 +38,8 @@ struct ow_profile;
 int output_profile(struct capture *c, const struct capture_opts *o,
 		   int (*fn)(const struct ow_profile *p, void *ctx), void *ctx);
 
+/* Write the capture as o asks to f, which stays open (a live view's
+ * snapshot, in memory); returns the exit status. */
+int output_write_to(FILE *f, struct capture *c, const struct capture_opts *o);
+
 #endif

@@ -3,8 +3,8 @@
  * run.c - the capture command: check the -p/-t ids, --cgroup's directory
  * and the SVG's options and open the output before tracing (a typo fails
  * at once, not after a long capture),
- * capture with a status line on a terminal, or a live view (--live: the
- * calls main.c gives, cli.h's struct ow_live_ops) (SIGHUP, SIGINT and
+ * capture with a status line on a terminal, and the live views asked for
+ * (--live, --serve: cli.h's table ow_live_views) (SIGHUP, SIGINT and
  * SIGTERM end it, and the output is still written), write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
@@ -169,7 +169,8 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
 		.ringbuf_mb = o->ringbuf_mb, .stack_backlog = o->stack_backlog,
 		.plain_unknown = o->plain_unknown,
 		.merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY),
-		.locs = ow_writer_needs(o->output) & OW_NEED_ADDRS,
+		/* --serve offers pprof too */
+		.locs = (ow_writer_needs(o->output) & OW_NEED_ADDRS) || o->serve,
 	};
 }
 
@@ -198,12 +199,6 @@ static int snapshot_job(struct capture *c, void *ctx)
 {
 	capture_snapshot(c, write_snapshot, ctx);
 	return 0;
-}
-
-static void live_end(const struct ow_live_ops *lv, void *view)
-{
-	if (lv)
-		lv->end(view);
 }
 
 /* Each -p id must be a process, each -t id a thread; else exit status 2. */
@@ -243,18 +238,63 @@ static void report_exited(const struct capture_opts *o)
 				pid ? "process" : "thread", o->ids[i]);
 }
 
+/* Whether each live view o asks for can run here (a terminal, ...): 0,
+ * or -1 after a message (a usage error). */
+static int live_check(const struct capture_opts *o)
+{
+	for (size_t i = 0; i < ow_nlive_views; i++)
+		if (ow_live_views[i].wanted(o) && ow_live_views[i].check &&
+		    ow_live_views[i].check(o))
+			return -1;
+	return 0;
+}
+
+/* The live views o asks for (cli.h), before the capture and before CMD
+ * starts (a port in use fails at once; the screen first: -- CMD's
+ * standard error is kept with ours).  0, or -1 after a message. */
+static int live_start(const struct capture_opts *o, struct capture *c, void **v)
+{
+	for (size_t i = 0; i < ow_nlive_views; i++)
+		if (ow_live_views[i].wanted(o) && !(v[i] = ow_live_views[i].start(o, c)))
+			return -1;
+	return 0;
+}
+
+enum live_step { LIVE_STOP, LIVE_REPORT, LIVE_FREE };
+
+static void live_step(void **v, enum live_step step)
+{
+	for (size_t i = 0; i < ow_nlive_views; i++) {
+		const struct ow_live_view *l = &ow_live_views[i];
+
+		if (!v[i])
+			continue;
+		if (step == LIVE_STOP) {
+			l->stop(v[i]);
+			if (!l->free)	/* stop() freed it */
+				v[i] = NULL;
+		} else if (step == LIVE_REPORT) {
+			if (l->report)
+				l->report(v[i]);
+		} else {
+			if (l->free)
+				l->free(v[i]);
+			v[i] = NULL;
+		}
+	}
+}
+
 int capture_main(struct capture_opts *o)
 {
 	struct snap sn = { getenv("OFFWAKE_SNAPSHOT"), o };
 	struct capture_cfg cfg;
 	struct progress *pg;
-	const struct ow_live_ops *lv = o->live ? o->live_ops : NULL;
-	void *live = NULL;
 	struct output out;
 	struct capture *c;
+	void *live[OW_LIVE_MAX] = { NULL };
 	int r;
 
-	if (lv && lv->check())
+	if (live_check(o))
 		return OW_EXIT_USAGE;
 	if (check_ids(o) || (o->cgroup && cgroup_id_of(o->cgroup, &o->cgroup_id)))
 		return OW_EXIT_USAGE;
@@ -263,15 +303,14 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
 	 * a long capture whose data would be lost */
-	if (o->output == OW_OUT_SVG && fg_options_check(&o->fg))
+	if ((o->output == OW_OUT_SVG || o->serve) && fg_options_check(&o->fg))
 		return OW_EXIT_USAGE;
 	if (output_open(&out, o->out_file))
 		return OW_EXIT_FAIL;
 	c = capture_new();
-	/* the screen first: -- CMD's standard error is kept with ours */
-	if (!c || (lv && !(live = lv->start(c, o))) ||
-	    (o->cmd && start_cmd(o))) {
-		live_end(lv, live);
+	if (!c || live_start(o, c, live) || (o->cmd && start_cmd(o))) {
+		live_step(live, LIVE_STOP);
+		live_step(live, LIVE_FREE);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
@@ -281,14 +320,15 @@ int capture_main(struct capture_opts *o)
 		capture_every(c, 1.0, snapshot_job, &sn);
 	end_on_hangup();
 	pg = progress_start(o->quiet || o->live);	/* the screen says it */
-	if (capture_run(c, &cfg, pg)) {
+	r = capture_run(c, &cfg, pg);
+	live_step(live, LIVE_STOP);	/* the live views end with the capture */
+	if (r) {
 		progress_stop(pg);
-		live_end(lv, live);
+		live_step(live, LIVE_FREE);
 		output_discard(&out);
 		capture_free(c);
 		return OW_EXIT_FAIL;
 	}
-	live_end(lv, live);
 	progress_phase(pg, "writing the output");
 	if (capture_empty(c))
 		capture_report_empty(c);
@@ -300,7 +340,9 @@ int capture_main(struct capture_opts *o)
 			capture_report_unwind(c);
 		if (!o->cmd)
 			report_exited(o);
+		live_step(live, LIVE_REPORT);
 	}
+	live_step(live, LIVE_FREE);
 	r = cmd_exit(c, r);	/* before capture_free() */
 	capture_free(c);
 	return r;

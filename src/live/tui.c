@@ -54,7 +54,12 @@ struct tui {
 	double next_ok;		/* no refresh before (monotonic seconds) */
 };
 
-static int tui_check(void)
+bool tui_wanted(const struct capture_opts *o)
+{
+	return o->live;
+}
+
+int tui_check(const struct capture_opts *o)
 {
 	const char *term = getenv("TERM");
 	int fd, err = 0;
@@ -278,7 +283,7 @@ static void release_stderr(struct tui *t)
 	fclose(t->errs);
 }
 
-static void *tui_start(struct capture *c, const struct capture_opts *o)
+void *tui_start(const struct capture_opts *o, struct capture *c)
 {
 	struct tui *t = calloc(1, sizeof(*t));
 
@@ -330,7 +335,7 @@ fail:
 	return NULL;
 }
 
-static void tui_end(void *view)
+void tui_stop(void *view)
 {
 	struct tui *t = view;
 
@@ -344,4 +349,3 @@ static void tui_end(void *view)
 	free(t);
 }
 
-const struct ow_live_ops tui_ops = { tui_check, tui_start, tui_end };

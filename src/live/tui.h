@@ -10,12 +10,16 @@
 #include "cli.h"
 
 /*
- * The calls capture_main() makes (cli.h): check() that the view can be
- * drawn here (a terminal that is not dumb); start() opens the screen and
- * has the capture's loop refresh it and read its keys, and until end()
- * what is said on stderr is kept for after; end() closes the screen and
- * prints what was said meanwhile.
+ * A row of the live views' table (cli.h, views.c): wanted() with --live;
+ * check() that the view can be drawn here (a terminal that is not dumb:
+ * else a message, -1); start() opens the screen and has the capture's
+ * loop refresh it and read its keys, and until stop() what is said on
+ * stderr is kept for after; stop() closes the screen, prints what was
+ * said meanwhile and frees the view.
  */
-extern const struct ow_live_ops tui_ops;
+bool tui_wanted(const struct capture_opts *o);
+int tui_check(const struct capture_opts *o);
+void *tui_start(const struct capture_opts *o, struct capture *c);
+void tui_stop(void *view);
 
 #endif

@@ -8,7 +8,9 @@
  * sweep over paths 0..PATHS-1 blocks (and wakes) from PATHS distinct user
  * stacks on each side.  Built with frame pointers
  * (-fno-omit-frame-pointer) so that the kernel can walk the user stacks.
- * Usage: manypaths SECONDS [PATHS]  (1-32768, default 32768)
+ * Usage: manypaths SECONDS [PATHS [DEPTH]]  (DEPTH 1-6, default 5; PATHS
+ * 1-8^DEPTH, default 8^DEPTH: 6 levels give the 100k distinct stacks of
+ * tests/bench/live_cost.sh)
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,10 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEPTH 5
-
+static int depth = 5;
 static int a_to_b[2], b_to_a[2];
-static unsigned int paths = 1u << (3 * DEPTH);
+static unsigned int paths;
 static time_t end;
 
 struct side {
@@ -74,7 +75,7 @@ static void *run(void *arg)
 	prctl(PR_SET_NAME, s->name);
 	while (time(NULL) < end)
 		for (unsigned int i = 0; i < paths; i++)
-			step(s, i, DEPTH);
+			step(s, i, depth);
 	exit(0);
 }
 
@@ -86,9 +87,12 @@ int main(int argc, char **argv)
 	if (argc < 2 || pipe(a_to_b) || pipe(b_to_a))
 		return 2;
 	end = time(NULL) + atoi(argv[1]);
-	if (argc > 2)
-		paths = atoi(argv[2]);
-	if (paths < 1 || paths > 1u << (3 * DEPTH))
+	if (argc > 3)
+		depth = atoi(argv[3]);
+	if (depth < 1 || depth > 6)
+		return 2;
+	paths = argc > 2 ? (unsigned int)atoi(argv[2]) : 1u << (3 * depth);
+	if (paths < 1 || paths > 1u << (3 * depth))
 		return 2;
 	sa = (struct side){ "ow_mp_a", b_to_a[0], a_to_b[1], 0 };
 	sb = (struct side){ "ow_mp_b", a_to_b[0], b_to_a[1], 1 };

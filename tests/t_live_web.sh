@@ -1,0 +1,267 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_live_web.sh - the browser live view (--serve [ADDR:]PORT, issue 32
+# item 2): --interval's and --serve's bad values; then, as root, captures
+# of a workload under -- CMD with --serve 127.0.0.1:0 (any free port, read
+# from the address printed), asked with curl: the page, /status and the
+# SVG's generations advancing, the downloads valid (svgcheck, the folded
+# parser of "offwake-svg render", gzip and go tool pprof), 405 for other
+# methods, 403 for a Host that is not loopback, the final output and the
+# summary; a client that connects and never reads (nor sends a whole
+# request) does not hold the capture up; the warning for an address that
+# is not loopback; a port in use fails at once; without --serve nothing
+# listens.  Then tests/browser/live_test.js drives the page in headless
+# Chromium and Firefox (tests/browser/driver.js): updates arrive, the zoom,
+# the search and the scroll survive an update, Pause stops updates, the
+# download links give valid files; Ctrl-C then writes the output.  Every
+# request goes to 127.0.0.1.
+. "$(dirname "$0")/lib.sh"
+WL=$TOP/tests/workloads
+ERR_INTERVAL="--interval: expected seconds (> 0, at most 3600):"
+
+# ---- bad values: one line naming the problem, status 2 ----
+for v in 0 -1 abc 3601 nan inf 1x ""; do
+	out=$("$OFFWAKE" --interval "$v" 1 2>&1 >/dev/null); st=$?
+	if [ $st -eq 2 ] && grep -qxF "offwake-svg: error: $ERR_INTERVAL '$v'" <<< "$out"; then
+		pass "live_web: --interval '$v' refused"
+	else
+		fail "live_web: --interval '$v' refused" "status $st: $out"
+	fi
+done
+for v in abc 70000 1.2.3:80 '[::1]8080' localhost: :80 '::1:80' 127.0.0.1:-1; do
+	out=$("$OFFWAKE" --serve "$v" 1 2>&1 >/dev/null); st=$?
+	if [ $st -eq 2 ] && grep -qF -- "--serve: expected [ADDR:]PORT" <<< "$out" && grep -qF "'$v'" <<< "$out"; then
+		pass "live_web: --serve '$v' refused"
+	else
+		fail "live_web: --serve '$v' refused" "status $st: $out"
+	fi
+done
+
+can_capture live_web || exit 0
+svgcheck live_web_svg || SVGCHECK=
+for w in sleeper manypaths; do
+	if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/$w" "$WL/$w.c"; then
+		fail live_web_build "cannot compile $w.c"
+		exit 0
+	fi
+done
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$TMPD"' EXIT
+
+# serve NAME ARGS...: start a capture with ARGS in the background (stderr in
+# NAME.err); CAP its pid, PORT the port it serves on (empty after 20 s).
+serve() {
+	local n=$1; shift
+	"$OFFWAKE" "$@" 2> "$TMPD/$n.err" & CAP=$!
+	pids+=("$CAP")
+	PORT=
+	for _ in $(seq 200); do
+		PORT=$(sed -n 's|.*live view at http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMPD/$n.err")
+		[ -n "$PORT" ] && return 0
+		kill -0 "$CAP" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# get PATH [curl args]: the body on stdout, the status as $CODE
+get() {
+	local p=$1; shift
+	CODE=$(curl -s -o "$TMPD/body" -D "$TMPD/headers" -w '%{http_code}' --max-time 20 "$@" \
+		"http://127.0.0.1:$PORT$p")
+}
+header() { tr -d '\r' < "$TMPD/headers" | sed -n "s/^$1: //Ip" | head -1; }
+valid_svg() { if [ -n "$SVGCHECK" ]; then "$SVGCHECK" -n "$2" "$1" 2> /dev/null; else grep -q "$2" "$1" && tail -c 10 "$1" | grep -q '</svg>'; fi; }
+
+# ---- curl: the page, generations, downloads, methods ----
+if ! serve curl --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/final.svg" -- "$TMPD/sleeper" 6; then
+	fail live_web_start "no address printed: $(head -c 400 "$TMPD/curl.err")"
+	exit 0
+fi
+pass live_web_start
+get /
+check "live_web: the page" [ "$CODE" = 200 ] && grep -q offwake_live "$TMPD/body" &&
+	[[ "$(header Content-Type)" == text/html* ]]
+get / -I
+check "live_web: HEAD of the page" [ "$CODE" = 200 ]
+
+# the SVG's generations advance, every one a valid SVG of the workload
+g1=; g2=; ok=1
+for _ in $(seq 60); do
+	get /svg
+	g=$(header X-Offwake-Generation)
+	if [ "$CODE" = 200 ] && [ -n "$g" ]; then
+		valid_svg "$TMPD/body" ow_sleep || { ok=; cp "$TMPD/body" "$TMPD/bad.svg"; }
+		[ -z "$g1" ] && g1=$g
+		[ "$g" -gt "$g1" ] && { g2=$g; break; }
+	fi
+	sleep 0.1
+done
+if [ -n "$g2" ] && [ -n "$ok" ]; then
+	pass "live_web: SVG generations advance ($g1 -> $g2), each valid"
+else
+	fail "live_web: SVG generations advance" "first $g1, then ${g2:-none}; all valid: ${ok:-no}"
+fi
+get /status
+check "live_web: /status names the generation" grep -qE '^\{"generation":[0-9]+,"interval":0.5,"seconds":[0-9.]+,"running":true\}$' "$TMPD/body"
+
+get /svg -G -d download=1
+check "live_web: the SVG as a download" [ "$(header Content-Disposition)" = 'attachment; filename="offwake.svg"' ]
+get /folded
+cp "$TMPD/body" "$TMPD/live.folded"
+if [ "$CODE" = 200 ] && [ -s "$TMPD/live.folded" ] && ! grep -qvE '^[^ ].* [0-9]+$' "$TMPD/live.folded" &&
+   grep -q '^ow_sleep;' "$TMPD/live.folded" &&
+   "$OFFWAKE" render "$TMPD/live.folded" > "$TMPD/folded.svg" 2> /dev/null && valid_svg "$TMPD/folded.svg" ow_sleep; then
+	pass "live_web: folded download parses (render) and has the workload"
+else
+	fail "live_web: folded download" "status $CODE: $(head -c 300 "$TMPD/live.folded")"
+fi
+get /pprof
+cp "$TMPD/body" "$TMPD/live.pb.gz"
+if [ "$CODE" = 200 ] && gzip -t "$TMPD/live.pb.gz" 2> /dev/null; then
+	pass "live_web: pprof download is gzip"
+else
+	fail "live_web: pprof download is gzip" "status $CODE, $(wc -c < "$TMPD/live.pb.gz") bytes"
+fi
+if command -v go > /dev/null; then
+	if go tool pprof -raw -symbolize=none "$TMPD/live.pb.gz" 2> "$TMPD/pprof.err" | grep -q 'sleep_once'; then
+		pass "live_web: go tool pprof reads the pprof download"
+	else
+		fail "live_web: go tool pprof reads the pprof download" "$(head -c 300 "$TMPD/pprof.err")"
+	fi
+else
+	skip "live_web: go tool pprof reads the pprof download" "no go"
+fi
+for m in POST PUT DELETE PATCH; do
+	get /svg -X "$m" -d x
+	check "live_web: $m is refused (405, Allow: GET, HEAD)" [ "$CODE" = 405 ] && [ "$(header Allow)" = "GET, HEAD" ]
+done
+get /status -H 'Host: attacker.example:80'
+check "live_web: a Host that is not loopback is refused (DNS rebinding)" [ "$CODE" = 403 ]
+get /status -H "Host: localhost:$PORT"
+check "live_web: Host localhost is answered" [ "$CODE" = 200 ]
+get /nothing-here
+check "live_web: 404 elsewhere" [ "$CODE" = 404 ]
+wait "$CAP"; st=$?
+if [ $st -eq 0 ] && valid_svg "$TMPD/final.svg" ow_sleep; then
+	pass "live_web: the output is written as without --serve"
+else
+	fail "live_web: the output" "status $st: $(tail -c 300 "$TMPD/curl.err")"
+fi
+n=$(sed -n 's/.*live view: \([0-9]*\) refreshes.*/\1/p' "$TMPD/curl.err")
+check "live_web: the summary counts the refreshes (${n:-none})" [ "${n:-0}" -ge 5 ]
+
+# ---- a client that never reads does not hold the capture up ----
+# A big SVG (4096 paths a side), a receive buffer of 4 KB and 40 requests
+# sent at once: the server's send blocks; a second client sends nothing,
+# a third half a request.  The capture must still end when its CMD does.
+cat > "$TMPD/stuck.py" <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", port))
+s.sendall(b"GET /svg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 40)
+t = socket.create_connection(("127.0.0.1", port))
+u = socket.create_connection(("127.0.0.1", port))
+u.sendall(b"GET /svg HTTP/1.1\r\nHo")
+print("connected", flush=True)
+time.sleep(float(sys.argv[2]))
+EOF
+if serve stuck --serve 127.0.0.1:0 --interval 0.3 -o "$TMPD/stuck.svg" -- "$TMPD/manypaths" 4 4096 &&
+   attached "$CAP"; then
+	t0=$(date +%s.%N)	# CMD runs 4 s from about now
+	for _ in $(seq 40); do	# an SVG bigger than the socket buffers
+		get /svg -I
+		[ "$(header Content-Length)" -gt 2000000 ] 2> /dev/null && break
+		sleep 0.1
+	done
+	python3 "$TMPD/stuck.py" "$PORT" 60 > "$TMPD/stuck.out" & pids+=($!)
+	wait "$CAP"; st=$?
+	took=$(echo "$(date +%s.%N) - $t0" | bc)
+	cut=$(sed -n 's/.* \([0-9]*\) responses cut short.*/\1/p' "$TMPD/stuck.err")
+	if [ $st -eq 0 ] && grep -q connected "$TMPD/stuck.out" && [ "$(echo "$took < 10" | bc)" = 1 ] &&
+	   valid_svg "$TMPD/stuck.svg" ow_mp_a && [ "${cut:-0}" -ge 1 ]; then
+		pass "live_web: a client that never reads does not hold the capture (ended after ${took%???} s, $cut response cut short)"
+	else
+		fail "live_web: a client that never reads" "status $st after $took s (CMD: 4 s), cut short: ${cut:-?}, client: $(cat "$TMPD/stuck.out"); $(tail -c 300 "$TMPD/stuck.err")"
+	fi
+else
+	fail "live_web: a client that never reads" "no address printed: $(head -c 300 "$TMPD/stuck.err")"
+fi
+
+# ---- the address: loopback by default, a warning otherwise ----
+"$OFFWAKE" --serve 0 -q -o /dev/null -- true 2> "$TMPD/default.err"
+check "live_web: the default address is 127.0.0.1" grep -q 'live view at http://127\.0\.0\.1:[0-9]*/' "$TMPD/default.err"
+if grep -q warning "$TMPD/default.err"; then
+	fail "live_web: no warning on loopback" "$(head -c 300 "$TMPD/default.err")"
+else
+	pass "live_web: no warning on loopback"
+fi
+"$OFFWAKE" --serve 0.0.0.0:0 -q -o /dev/null -- true 2> "$TMPD/any.err"
+if [ "$(grep -c 'warning: --serve 0.0.0.0:0: not a loopback address' "$TMPD/any.err")" = 1 ]; then
+	pass "live_web: one warning when the address is not loopback"
+else
+	fail "live_web: one warning when the address is not loopback" "$(head -c 300 "$TMPD/any.err")"
+fi
+python3 -c 'import socket, time, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' > "$TMPD/busy" & pids+=($!)
+for _ in $(seq 50); do [ -s "$TMPD/busy" ] && break; sleep 0.1; done
+busy=$(cat "$TMPD/busy")
+out=$(timeout 10 "$OFFWAKE" --serve "127.0.0.1:$busy" -o "$TMPD/busy.svg" -- true 2>&1); st=$?
+if [ $st -eq 1 ] && grep -q "cannot listen there" <<< "$out" && [ ! -e "$TMPD/busy.svg" ]; then
+	pass "live_web: a port in use fails at once"
+else
+	fail "live_web: a port in use fails at once" "status $st: $out"
+fi
+
+# ---- with nobody looking, a refresh renders nothing ----
+"$OFFWAKE" --serve 0 --interval 0.2 -q -o /dev/null -- "$TMPD/sleeper" 3 2> "$TMPD/idle.err"
+n=$(sed -n 's/.*live view: \([0-9]*\) refreshes.*; \([0-9]*\) skipped with nobody looking.*/\1 \2/p' "$TMPD/idle.err")
+if [ "${n%% *}" = 1 ] && [ "${n##* }" -ge 3 ]; then
+	pass "live_web: with nobody looking, only the first refresh renders ($n)"
+else
+	fail "live_web: with nobody looking, only the first refresh renders" "${n:-no summary}: $(tail -c 300 "$TMPD/idle.err")"
+fi
+
+# ---- without --serve, nothing listens ----
+"$OFFWAKE" -q -o /dev/null -- "$TMPD/sleeper" 3 2> /dev/null & plain=$!
+pids+=("$plain")
+if attached "$plain"; then
+	sleep 0.5
+	if ss -ltnpH 2> /dev/null | grep -q "pid=$plain,"; then
+		fail "live_web: without --serve nothing listens" "$(ss -ltnpH | grep "pid=$plain,")"
+	else
+		pass "live_web: without --serve nothing listens"
+	fi
+else
+	fail "live_web: without --serve nothing listens" "the capture did not attach"
+fi
+wait "$plain"
+
+# ---- the page in real browsers ----
+. "$TOP/tests/browser/setup.sh"
+browsers=
+if browser_setup; then browsers=chromium; else skip "live_web (chromium)" "$BROWSER_WHY"; fi
+if firefox_setup; then browsers="$browsers firefox"; else skip "live_web (firefox)" "$BROWSER_WHY"; fi
+for b in $browsers; do
+	if ! serve "$b" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$b.svg" -- "$TMPD/sleeper" 600; then
+		fail "live_web ($b): start" "no address printed: $(head -c 300 "$TMPD/$b.err")"
+		continue
+	fi
+	child=$(pgrep -P "$CAP" | head -1)
+	[ -n "$child" ] && pids+=("$child")
+	mkdir -p "$TOP/build/browser/$b"
+	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/live_test.js" "http://127.0.0.1:$PORT/" \
+		"$TOP/build/browser/$b" "$b" sleep_loop nanosleep |
+		sed -u "s/^\(PASS\|FAIL\|SKIP\): live: /\1: live_web ($b): /"
+	st=${PIPESTATUS[0]}
+	[ "$st" -eq 0 ] || fail "live_web ($b): live_test.js" "exited with status $st"
+	kill -INT "$CAP"; wait "$CAP"; st=$?
+	[ -n "$child" ] && kill "$child" 2> /dev/null
+	if [ $st -eq 0 ] && valid_svg "$TMPD/$b.svg" ow_sleep; then
+		pass "live_web ($b): Ctrl-C writes the output"
+	else
+		fail "live_web ($b): Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/$b.err")"
+	fi
+done
+exit 0

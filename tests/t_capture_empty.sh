@@ -38,7 +38,7 @@ PIDS="$PIDS $BIG"
 # with SIGINT ignored: a signal before the handler would be lost)
 catching() {
 	local mask
-	for _ in $(seq 1000); do
+	for _ in $(seq 6000); do	# up to 30 s: an ASan build at load 10
 		mask=$(awk '/^SigCgt:/ { print $2 }' /proc/"$2"/status 2> /dev/null)
 		[ -n "$mask" ] && [ $(( (0x$mask >> ($1 - 1)) & 1 )) = 1 ] && return 0
 		sleep 0.005
@@ -50,7 +50,11 @@ catching() {
 interrupted() {
 	local name=$1 sig=$2 want=$3 ow st; shift 3
 	"$OFFWAKE" -q "$@" > "$TMPD/$name.out" 2> "$TMPD/$name.err" & ow=$!
-	catching "$(kill -l "$sig")" $ow
+	if ! catching "$(kill -l "$sig")" $ow; then
+		kill -9 $ow 2> /dev/null; wait $ow 2> /dev/null
+		fail "$name" "the capture did not take SIG$sig within 30 s"
+		return
+	fi
 	kill -"$sig" $ow
 	wait $ow; st=$?
 	if [ $st -eq "$want" ] &&

@@ -62,6 +62,7 @@
 #include <bpf/bpf_core_read.h>
 #include "offwake.h"
 #include "unwind_native.bpf.h"
+#include "unwind_python.bpf.h"
 #include "cgroup_filter.bpf.h"
 
 #define SEEN_EVENTS	3
@@ -271,12 +272,15 @@ static __always_inline void count(void *map, __u32 idx)
 		(*v)++;
 }
 
-static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
+/* A process event; zero is the high half of OW_EV_PYSTACK's hash. */
+static __always_inline void send_event_4(__u32 type, __u32 tgid, __u32 ptgid,
+					 __u32 zero)
 {
 	struct ow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
-		struct ow_event k = { .type = type, .tgid = tgid, .ptgid = ptgid };
+		struct ow_event k = { .type = type, .tgid = tgid, .ptgid = ptgid,
+				      .zero = zero };
 		__u8 one = 1;
 		long err = bpf_map_update_elem(&event_backlog, &k, &one,
 					       BPF_NOEXIST);
@@ -290,8 +294,13 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	e->type = type;
 	e->tgid = tgid;
 	e->ptgid = ptgid;
-	e->zero = 0;
+	e->zero = zero;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
+{
+	send_event_4(type, tgid, ptgid, 0);
 }
 
 /* One step of the stack hash: xor in a frame, multiply, fold. */
@@ -312,19 +321,27 @@ static __always_inline __u64 hash_end(__u64 h)
 }
 
 /* bpf_get_stack() for the current task, user stacks by the native
- * unwinder (unwind_native.bpf.h). */
+ * unwinder (unwind_native.bpf.h), with the Python frames after the native
+ * ones (unwind_python.bpf.h). */
 static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 				       bool btf)
 {
-	long len;
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	long len = -1;
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
 		len = uw_user_stack(bpf_get_current_task_btf(), ips);
-		if (len >= 0 || len == UW_DEFERRED)
+		if (len == UW_DEFERRED) {
+			py_deferred(cur);
 			return len;
+		}
 	}
-	return bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
-			     flags);
+	if (len < 0)
+		len = bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
+				    flags);
+	if (len <= 0 || !(flags & BPF_F_USER_STACK))
+		return len;
+	return py_user_stack(cur, ips, (__u64)len / sizeof(*ips)) * sizeof(*ips);
 }
 
 /*
@@ -335,7 +352,7 @@ static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 {
 	struct ow_stack *st;
-	__u32 zero = 0, nr, slot;
+	__u32 zero = 0, nr, slot, last;
 	long len;
 	__u64 h, *sent;
 
@@ -388,6 +405,14 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		count(&losses, OW_LOSS_STACK_KEPT);
 	}
 	*sent = h;
+	/* Python frames (after the native ones): named in user space from
+	 * the process's memory, now, while it lives */
+	last = nr - 1;
+	barrier_var(last);
+	if ((flags & BPF_F_USER_STACK) && python_mode && last < OW_MAX_STACK_DEPTH &&
+	    OW_FRAME_KIND(st->ips[last]) == OW_FRAME_INTERP)
+		send_event_4(OW_EV_PYSTACK, bpf_get_current_pid_tgid() >> 32,
+			   (__u32)h, (__u32)(h >> 32));
 	return h;
 }
 
@@ -800,6 +825,7 @@ static __always_inline void on_fork(struct task_struct *parent,
 	__u32 pid = BPF_CORE_READ(child, pid);
 	__u32 tgid = BPF_CORE_READ(child, tgid);
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	struct ow_pyproc *pp;
 	struct ow_umaps *um;
 
 	if (pid != tgid)
@@ -811,6 +837,9 @@ static __always_inline void on_fork(struct task_struct *parent,
 	if (unwind_mode != UNWIND_FP &&
 	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
 		bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY);
+	/* and its interpreter, where its parent's is */
+	if (python_mode && (pp = bpf_map_lookup_elem(&pyprocs, &ptgid)))
+		bpf_map_update_elem(&pyprocs, &tgid, pp, BPF_ANY);
 	/* --follow: a traced process's child is traced from its first
 	 * switch (added here, in the kernel: no /proc polling, no gap) */
 	if (follow && filter_mode == FILTER_TGID) {
@@ -839,6 +868,7 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 	bpf_map_delete_elem(&umaps, &tgid);
 	bpf_map_delete_elem(&asked, &tgid);
 	bpf_map_delete_elem(&defers, &tgid);
+	bpf_map_delete_elem(&pyprocs, &tgid);	/* found again if Python */
 	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
 }
 

@@ -321,27 +321,19 @@ static __always_inline __u64 hash_end(__u64 h)
 }
 
 /* bpf_get_stack() for the current task, user stacks by the native
- * unwinder (unwind_native.bpf.h), with the Python frames after the native
- * ones (unwind_python.bpf.h). */
+ * unwinder (unwind_native.bpf.h). */
 static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 				       bool btf)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	long len = -1;
+	long len;
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
 		len = uw_user_stack(bpf_get_current_task_btf(), ips);
-		if (len == UW_DEFERRED) {
-			py_deferred(cur);
+		if (len >= 0 || len == UW_DEFERRED)
 			return len;
-		}
 	}
-	if (len < 0)
-		len = bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
-				    flags);
-	if (len <= 0 || !(flags & BPF_F_USER_STACK))
-		return len;
-	return py_user_stack(cur, ips, (__u64)len / sizeof(*ips)) * sizeof(*ips);
+	return bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
+			     flags);
 }
 
 /*
@@ -361,14 +353,20 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 		return ENOSPC;
 	st->nr = 0;
 	len = take_stack(ctx, st->ips, flags, btf);
-	if (len == UW_DEFERRED)		/* its own reference (unwind_copy.h) */
+	if (len == UW_DEFERRED) {	/* its own reference (unwind_copy.h) */
+		if ((flags & BPF_F_USER_STACK) && python_mode)
+			py_deferred();
 		return st->ips[0];
+	}
 	if (len < 0) {
 		count(&losses, len == -EFAULT ? OW_LOSS_STACK_FAULT :
 						OW_LOSS_STACK_OTHER);
 		return -len;
 	}
 	nr = (__u64)len / sizeof(__u64);
+	/* the Python frames after the native ones (unwind_python.bpf.h) */
+	if ((flags & BPF_F_USER_STACK) && python_mode && python_procs)
+		nr = py_append(st, nr);
 	st->nr = nr;		/* for process_context() too */
 	if (!nr)
 		return OW_NO_STACK;

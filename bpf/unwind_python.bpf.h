@@ -18,8 +18,8 @@
  * while it sleeps.  Only the main interpreter's threads are looked at.
  *
  * Like the native walker, it knows nothing of the programs that call it:
- * py_user_stack(task, ips, n) appends to the n native frames in ips and
- * returns the new count.  The includer provides count() (a per-CPU
+ * py_append(st, n) appends to the n native frames of the stack record st
+ * (the current task's) and returns the new count.  The includer provides count() (a per-CPU
  * counter), as for unwind_native.bpf.h.
  */
 #ifndef UNWIND_PYTHON_BPF_H
@@ -181,41 +181,38 @@ static int py_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* A stack of task deferred (unwind_copy.bpf.h): counted when it is a
- * Python process's (its Python frames are not walked). */
-static __always_inline void py_deferred(struct task_struct *task)
+/* The current task's stack was deferred (unwind_copy.bpf.h): counted when
+ * it is a Python process's (its Python frames are not walked). */
+static __always_inline void py_deferred(void)
 {
-	__u32 tgid;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!python_mode || !python_procs)
-		return;
-	tgid = BPF_CORE_READ(task, tgid);
-	if (bpf_map_lookup_elem(&pyprocs, &tgid))
+	if (python_procs && bpf_map_lookup_elem(&pyprocs, &tgid))
 		count(&py_stats, OW_PY_DEFERRED);
 }
 
 /*
- * Append the current task's Python frames to the n native frames in ips;
+ * Append the current task's Python frames to the n native frames of st;
  * returns the new number of frames (n when there are none: not a Python
- * process, no Python running, or python_mode off).
+ * process, or no Python running).  A global function: the verifier checks
+ * it once, not at each place a stack is taken (inlined, it took the switch
+ * program past the verifier's 1M instructions).
  */
-static __always_inline __u32 py_user_stack(struct task_struct *task,
-					   __u64 *ips, __u32 n)
+__noinline int py_append(struct ow_stack *st, __u32 n)
 {
+	__u64 id = bpf_get_current_pid_tgid(), cframe = 0;
+	__u32 tgid = id >> 32, zero = 0;
 	struct py_walk w = {};
-	__u32 tgid, zero = 0;
-	__u64 cframe = 0;
 
-	if (!python_mode || !python_procs)
+	if (!st || n >= OW_MAX_STACK_DEPTH)
 		return n;
-	tgid = BPF_CORE_READ(task, tgid);
 	w.pp = bpf_map_lookup_elem(&pyprocs, &tgid);
 	if (!w.pp)
 		return n;
 	w.buf = bpf_map_lookup_elem(&py_buf, &zero);
 	if (!w.buf)
 		return n;
-	w.tid = BPF_CORE_READ(task, pid);
+	w.tid = (__u32)id;
 	py_thread(&w);
 	if (!w.ts) {
 		count(&py_stats, OW_PY_NO_THREAD);
@@ -228,7 +225,7 @@ static __always_inline __u32 py_user_stack(struct task_struct *task,
 		count(&py_stats, OW_PY_NO_FRAME);
 		return n;
 	}
-	w.ips = ips;
+	w.ips = st->ips;
 	w.n = n;
 	w.stop = OW_PY_NR;
 	bpf_loop(OW_PY_MAX_FRAMES, py_step, &w, 0);

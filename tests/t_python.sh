@@ -136,7 +136,7 @@ fi
 PY12=$(ls -d /root/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | head -1)
 if [ -n "$PY12" ]; then
 	"$PY12" -c 'import time
-for _ in range(300): time.sleep(0.01)' & U=$!
+for _ in range(3000): time.sleep(0.01)' & U=$!
 	sleep 0.3
 	if cap v312 -p "$U" 1 &&
 	   [ "$(grep -c 'CPython 3.12 (pid [0-9]*, 1 process) is not supported (3.11 is)' "$TMPD/v312.err")" = 1 ] &&

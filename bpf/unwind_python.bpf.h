@@ -11,7 +11,7 @@
  * native_thread_id is the thread's id, cached per thread in pythreads and
  * checked again at each use (a state freed and made again for another
  * thread has another id); a thread with none (not a Python thread, or not
- * yet) is looked for again a second later at the earliest.  Its frames:
+ * yet) is looked for again 50 ms later at the earliest.  Its frames:
  * cframe->current_frame, then previous, OW_PY_MAX_FRAMES at most, each
  * read in one bpf_probe_read_user() of its first bytes.  A blocked thread
  * released the GIL, but its frames are its own: nobody else changes them
@@ -71,7 +71,9 @@ struct {
 	__type(value, struct py_buf);
 } py_buf SEC(".maps");
 
-#define PY_RETRY_NS	1000000000ULL	/* a thread without state: look again */
+/* A thread without a state is looked for again this much later: a new
+ * thread's first switches may come before it set native_thread_id. */
+#define PY_RETRY_NS	50000000ULL
 
 struct py_walk {
 	__u64 *ips;

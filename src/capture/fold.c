@@ -188,6 +188,9 @@ void folder_free(struct folder *f)
 	for (size_t i = 0; i < f->late.size; i++)
 		free(f->late.tab[i].val);
 	htab_free(&f->late);
+	for (size_t i = 0; i < f->pysrc.size; i++)
+		free(f->pysrc.tab[i].val);
+	htab_free(&f->pysrc);
 	for (size_t i = 0; i < f->npool; i++)
 		free(f->pool[i]);
 	free(f->pool);
@@ -625,6 +628,43 @@ static const char *frame_name_at(const struct frame_ctx *x, uint64_t entry,
 	return frame_name(x, entry - 1);
 }
 
+/* Where the Python frame entry of tgid is: its code object's file and
+ * first line (pprof's Function), or NULL. */
+static const struct export_src *python_src(struct folder *f, uint32_t tgid,
+					   uint64_t entry)
+{
+	uint64_t code = OW_PY_CODE(OW_FRAME_VALUE(entry));
+	struct export_src *src = htab_get(&f->pysrc, code, tgid);
+	const char *func, *file;
+	int line;
+
+	if (src || !f->py ||
+	    !py_names_where(f->py, tgid, OW_FRAME_VALUE(entry), &func, &file, &line) ||
+	    !(src = malloc(sizeof(*src))))
+		return src;
+	*src = (struct export_src){ file, line };
+	if (htab_put(&f->pysrc, code, tgid, src) < 0) {
+		free(src);
+		return NULL;
+	}
+	return src;
+}
+
+/* Where frame entry of tgid (at its leaf when exact) is, for pprof. */
+static struct symloc user_loc(struct folder *f, uint32_t tgid, uint64_t entry,
+			      bool exact)
+{
+	switch (OW_FRAME_KIND(entry)) {
+	case OW_FRAME_NATIVE:
+		return locs_user(&f->loctab, tgid, procmaps_find(f->pm, tgid, entry),
+				 entry, exact);
+	case OW_FRAME_INTERP:
+		return (struct symloc){ NULL, 0, python_src(f, tgid, entry) };
+	default:
+		return (struct symloc){ NULL, 0, NULL };
+	}
+}
+
 /* Whether native frame i of the stack (py_stitch()'s ctx) is the
  * interpreter's loop. */
 struct eval_ctx {
@@ -669,10 +709,7 @@ static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 		const char *name;
 
 		if (f->locs)
-			*loc_of(s, n, j) = OW_FRAME_KIND(e) != OW_FRAME_NATIVE ?
-				(struct symloc){ NULL, 0 } :
-				locs_user(&f->loctab, tgid,
-					  procmaps_find(f->pm, tgid, e), e, exact);
+			*loc_of(s, n, j) = user_loc(f, tgid, e, exact);
 		name = frame_name_at(&x, e, exact);
 		add_frame(s, name);
 		if (OW_FRAME_KIND(e) != OW_FRAME_INTERP)
@@ -680,7 +717,7 @@ static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 	}
 	if (cut) {
 		if (f->locs)
-			*loc_of(s, n, s->n) = (struct symloc){ NULL, 0 };
+			*loc_of(s, n, s->n) = (struct symloc){ NULL, 0, NULL };
 		add_frame(s, marker_names[OW_MARK_TRUNCATED]);
 	}
 	return s;

@@ -67,6 +67,8 @@ struct folder {
 				 * (set after folder_init) */
 	struct pynames *py;	/* Python frames' names (NULL: none; set
 				 * after folder_init) */
+	struct htab pysrc;	/* (code object, tgid) -> struct export_src:
+				 * where a Python frame's function is (locs) */
 	struct locs loctab;	/* the mappings they are in */
 	struct htab late;	/* (name pointer, 0) -> struct late_name:
 				 * frames whose names wait for debuginfod */

@@ -107,12 +107,13 @@ grep 'python:' "$B/jobs.err" | sed 's/^offwake-svg: /python bench: summary: /'
 old=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q -w kernel.bpf_stats_enabled=1
 trap 'sysctl -q -w kernel.bpf_stats_enabled="$old"' EXIT
-# one run: MODE -> "ns_per_switch seconds"
+# one run: MODE -> "ns_per_switch seconds python_stacks" (the stacks
+# walked with Python frames: none with --python=off)
 py_run() {
 	local mode=$1 ow w a b t
 	rm -f "$B/go" "$B/pp.out"
 	taskset -c 0 "$PY" tests/bench/py_pingpong.py 30 "$OPS" "$B/go" > "$B/pp.out" & w=$!
-	"$OURS" -f -q --python="$mode" -p "$w" -o "$B/pp.$mode.folded" 2> "$B/pp.$mode.err" & ow=$!
+	"$OURS" -f --python="$mode" -p "$w" -o "$B/pp.$mode.folded" 2> "$B/pp.$mode.err" & ow=$!
 	attached $ow || { note "capture did not start: $(cat "$B/pp.$mode.err")"; kill $w; return; }
 	sleep 0.5
 	a=$(prog_ns $ow)
@@ -122,18 +123,18 @@ py_run() {
 	kill -INT $ow
 	wait $ow
 	read -r t n < "$B/pp.out"
-	echo "$(calc "(${b% *} - ${a% *}) / $n" 0) $t"
+	echo "$(calc "(${b% *} - ${a% *}) / $n" 0) $t $(grep -o '[0-9]* stacks with Python frames' "$B/pp.$mode.err" | cut -d' ' -f1)"
 }
 : > "$B/pp.runs"
 for _ in $(seq "$RUNS"); do
 	echo "$(py_run on) $(py_run off)" >> "$B/pp.runs"
 done
 on=$(cut -d' ' -f1 "$B/pp.runs" | median)
-off=$(cut -d' ' -f3 "$B/pp.runs" | median)
+off=$(cut -d' ' -f4 "$B/pp.runs" | median)
 frames=$(sed 's/;--;.*//' "$B/pp.on.folded" | grep -a 'pong (py_pingpong.py)' |
 	 sort -t' ' -k2 -n | tail -1 | grep -o '([a-z_]*\.py)' | wc -l)
 note "30 Python frames (a pong stack shows $frames): programs' run time per switch of the workload, median of $RUNS: --python=on $on ns, off $off ns: +$(calc "($on - $off) / 1000" 3) us per switch (blocked and waker stacks; target <= 1.5)"
-note "  runs (on ns, s, off ns, s): $(tr '\n' '|' < "$B/pp.runs")"
+note "  runs (on: ns, s, Python stacks; off: ns, s): $(tr '\n' '|' < "$B/pp.runs")"
 
 # 3. other processes: a C workload, system-wide, a Python process running
 "$PY" -c 'import time

@@ -26,10 +26,21 @@ struct ow_pyproc {
 	__u16 fr_code;		/* _PyInterpreterFrame.f_code */
 	__u16 fr_previous;	/* _PyInterpreterFrame.previous */
 	__u16 fr_instr;		/* _PyInterpreterFrame.prev_instr */
-	__u16 fr_entry;		/* _PyInterpreterFrame.is_entry (a byte) */
+	__u16 fr_entry;		/* the byte that says where the frames of one
+				 * _PyEval_EvalFrameDefault call end (below) */
 	__u16 co_code;		/* PyCodeObject.co_code_adaptive */
 	__u16 version;		/* 0x030b: 3.11 */
+	__u16 entry_kind;	/* enum ow_py_entry */
 };
+
+/* What fr_entry is. */
+enum ow_py_entry {
+	OW_PY_IS_ENTRY,		/* 3.11: is_entry, set on a call's first frame */
+	OW_PY_OWNER_CSTACK,	/* 3.12: owner; FRAME_OWNED_BY_CSTACK (3) marks
+				 * the shim frame each call pushes below its
+				 * first frame (skipped) */
+};
+#define OW_PY_OWNED_BY_CSTACK	3
 
 /*
  * Python frames follow the native frames of a user stack (leaf first, both),

@@ -17,6 +17,7 @@ while [ ! -s "$OUTDIR/python-jobs.tids" ]; do sleep 0.05; done
 rm -f "$OUTDIR/python-jobs.tids"
 "$bin" -f -p "$pid" "$secs" > "$OUTDIR/python-jobs.folded"
 wait "$pid"
-"$bin" render --colors=chain --countname=us --title="Off-Wake Time: Python threads (pyjobs.py)" \
+"$bin" render --colors=chain --countname=us --minwidth=1 \
+	--title="Off-Wake Time: Python threads (pyjobs.py)" \
 	"$OUTDIR/python-jobs.folded" > "$OUTDIR/python-jobs.svg"
 echo "wrote $SHOWN/python-jobs.svg"

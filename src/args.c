@@ -238,7 +238,7 @@ static const struct opt opts[] = {
 	  "names them after their file, \"[libc.so.6]\", as\n"
 	  "perf does; plain shows offwaketime's \"[unknown]\"" },
 	{ 0, "python", "on|off|lines", G_NONE, O_PYTHON,
-	  "CPython 3.11 frames in user stacks, in place of\n"
+	  "CPython 3.11/3.12 frames in user stacks, in place of\n"
 	  "the interpreter's: on (default) names them\n"
 	  "\"function (file.py)\", lines adds \":LINE\", off\n"
 	  "keeps the interpreter's C frames" },

@@ -1515,7 +1515,7 @@ void capture_report_python(const struct capture *c)
 			(unsigned long long)c->pys[OW_PY_NO_FRAME],
 			len ? "; cut or without them: " : "", cuts);
 	if (st.unsupported)
-		fprintf(stderr, OW_PROG ": warning: CPython %u.%u (pid %u, %zu process%s) is not supported (3.11 is): its threads show the interpreter's C frames\n",
+		fprintf(stderr, OW_PROG ": warning: CPython %u.%u (pid %u, %zu process%s) is not supported (3.11 and 3.12 are): its threads show the interpreter's C frames\n",
 			st.unsupported_version >> 8, st.unsupported_version & 0xff,
 			st.unsupported_pid, st.unsupported,
 			st.unsupported == 1 ? "" : "es");

@@ -52,6 +52,19 @@ static const struct py_version versions[] = {
 			   .str_compact = 72, .bytes_len = 16,
 			   .bytes_data = 32 },
 	},
+	{	/* 3.12 (pyenv's 3.12.1 with its debug info) */
+		.walk = { .rt_interp = 40, .is_tstate = 72, .ts_next = 8,
+			  .ts_cframe = 56, .ts_tid = 144, .cf_frame = 0,
+			  .fr_code = 0, .fr_previous = 8, .fr_instr = 56,
+			  .fr_entry = 70, .co_code = 192, .version = 0x030c,
+			  .entry_kind = OW_PY_OWNER_CSTACK },
+		.names = { .version = 0x030c, .co_filename = 112,
+			   .co_name = 120, .co_qualname = 128,
+			   .co_firstlineno = 68, .co_linetable = 136,
+			   .str_state = 32, .str_len = 16, .str_ascii = 40,
+			   .str_compact = 56, .bytes_len = 16,
+			   .bytes_data = 32 },
+	},
 };
 
 /* What a file exports (by device and inode). */

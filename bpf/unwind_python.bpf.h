@@ -12,8 +12,8 @@
  * checked again at each use (a state freed and made again for another
  * thread has another id); a thread with none (not a Python thread, or not
  * yet) is looked for again 50 ms later at the earliest.  Its frames:
- * cframe->current_frame, then previous, OW_PY_MAX_FRAMES at most, read a
- * chunk at a time (PY_CHUNK below).  A blocked thread
+ * cframe->current_frame, then previous, OW_PY_MAX_FRAMES at most, one read
+ * of each (PY_FRAME_READ below).  A blocked thread
  * released the GIL, but its frames are its own: nobody else changes them
  * while it sleeps.  Only the main interpreter's threads are looked at.
  *
@@ -60,19 +60,16 @@ struct {
 } py_stats SEC(".maps");
 
 /*
- * Frames are read PY_CHUNK bytes at a time, the chunk ending with the
- * first PY_FRAME_READ bytes of the frame wanted (per CPU): CPython pushes
- * a thread's frames on its own data stack, callers below callees, so one
- * read holds the next frames too (about 15 of the bench's: a read per
- * frame cost about 30 ns of the 1 us a 30-frame walk took).  A frame the
- * chunk does not hold (a generator's, in its object; another data stack
- * chunk) starts a new read; where the chunk's bytes are not all readable,
- * the frame's own bytes are read alone.
+ * A frame's fields the walk reads, in one bpf_probe_read_user() of the
+ * bytes from the first to the last (fr_base, fr_len: 40 bytes in 3.11, 72
+ * in 3.12), per CPU.  (Reading ahead was slower: CPython pushes a thread's
+ * frames on its data stack, callers below callees, but a 2 KiB read ending
+ * at the frame, covering about 15 of the bench's frames, took the 30-frame
+ * walk from +1.3-2 us a switch to +12, a 512-byte one to +3.)
  */
-#define PY_FRAME_READ	80
-#define PY_CHUNK	2048	/* a power of 2 */
+#define PY_FRAME_READ	80	/* fr_len at most */
 struct py_buf {
-	__u8 b[PY_CHUNK + 128];
+	__u8 b[128];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -89,7 +86,6 @@ struct py_walk {
 	__u64 *ips;
 	const struct ow_pyproc *pp;
 	struct py_buf *buf;
-	__u64 lo, hi;		/* what buf holds: [lo, hi) of user memory */
 	__u64 ts;		/* the thread state being looked at */
 	__u64 frame;		/* the frame to read next */
 	__u32 tid;
@@ -98,35 +94,27 @@ struct py_walk {
 	__u32 stop;		/* enum ow_py_stat, or OW_PY_NR: none */
 };
 
-/* The field at off of the frame at at in b (at: the frame's offset). */
-static __always_inline __u64 py_u64(const struct py_buf *b, __u32 at, __u32 off)
+/* The frame's field at off (its offset in the frame) in b, read from
+ * fr_base on. */
+static __always_inline __u64 py_u64(const struct py_buf *b, __u32 base, __u32 off)
 {
-	return *(const __u64 *)&b->b[(at & (PY_CHUNK - 1)) + (off & 0x78)];
+	return *(const __u64 *)&b->b[(off - base) & 0x78];
 }
 
-static __always_inline __u8 py_u8(const struct py_buf *b, __u32 at, __u32 off)
+static __always_inline __u8 py_u8(const struct py_buf *b, __u32 base, __u32 off)
 {
-	return b->b[(at & (PY_CHUNK - 1)) + (off & 0x7f)];
+	return b->b[(off - base) & 0x7f];
 }
 
-/* The offset in w->buf of the frame w->frame (read when not held), or -1. */
-static __always_inline long py_frame_at(struct py_walk *w)
+/* Read the fields of frame w->frame into w->buf; 0, or -1. */
+static __always_inline long py_read_frame(struct py_walk *w)
 {
-	__u64 f = w->frame, start;
+	__u32 len = w->pp->fr_len;
 
-	if (f >= w->lo && f + PY_FRAME_READ <= w->hi)
-		return f - w->lo;
-	start = f + PY_FRAME_READ > PY_CHUNK ? f + PY_FRAME_READ - PY_CHUNK : 0;
-	if (!bpf_probe_read_user(w->buf->b, PY_CHUNK, (void *)start)) {
-		w->lo = start;
-		w->hi = start + PY_CHUNK;
-		return f - start;
-	}
-	if (bpf_probe_read_user(w->buf->b, PY_FRAME_READ, (void *)f))
-		return -1;
-	w->lo = f;
-	w->hi = f + PY_FRAME_READ;
-	return 0;
+	if (!len || len > PY_FRAME_READ)
+		len = PY_FRAME_READ;
+	return bpf_probe_read_user(w->buf->b, len,
+				   (void *)(w->frame + w->pp->fr_base)) ? -1 : 0;
 }
 
 /* One thread state of the list: 1 when it is the thread's (w->ts). */
@@ -185,8 +173,7 @@ static int py_step(__u32 i, void *ctx)
 	struct py_walk *w = ctx;
 	const struct ow_pyproc *pp = w->pp;
 	__u64 code, instr, idx = 0, v;
-	__u32 n = w->n, at;
-	long got;
+	__u32 n = w->n, at = pp->fr_base;
 
 	if (!w->frame)
 		return 1;
@@ -194,12 +181,10 @@ static int py_step(__u32 i, void *ctx)
 		w->stop = OW_PY_CUT_DEPTH;
 		return 1;
 	}
-	got = py_frame_at(w);
-	if (got < 0) {
+	if (py_read_frame(w)) {
 		w->stop = OW_PY_CUT_READ;
 		return 1;
 	}
-	at = got;
 	if (pp->entry_kind == OW_PY_OWNER_CSTACK &&
 	    py_u8(w->buf, at, pp->fr_entry) == OW_PY_OWNED_BY_CSTACK) {
 		/* a call's shim: the frame before it was the call's first */

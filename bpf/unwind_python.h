@@ -31,6 +31,8 @@ struct ow_pyproc {
 	__u16 co_code;		/* PyCodeObject.co_code_adaptive */
 	__u16 version;		/* 0x030b: 3.11 */
 	__u16 entry_kind;	/* enum ow_py_entry */
+	__u16 fr_base, fr_len;	/* the bytes of a frame read: the fields
+				 * above, first to last (set by user space) */
 };
 
 /* What fr_entry is. */

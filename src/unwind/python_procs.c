@@ -209,6 +209,20 @@ static bool maybe_python(const char *path)
 	return !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9);
 }
 
+/* The bytes of a frame the walk reads: from its first field to its last. */
+static void frame_span(struct ow_pyproc *e)
+{
+	const uint16_t f8[] = { e->fr_code, e->fr_previous, e->fr_instr };
+	uint16_t lo = e->fr_entry, hi = e->fr_entry + 1;
+
+	for (size_t i = 0; i < sizeof(f8) / sizeof(*f8); i++) {
+		lo = f8[i] < lo ? f8[i] : lo;
+		hi = f8[i] + 8 > hi ? f8[i] + 8 : hi;
+	}
+	e->fr_base = lo & ~7;
+	e->fr_len = hi - e->fr_base;
+}
+
 static const struct py_version *find_version(unsigned mm)
 {
 	for (size_t i = 0; i < sizeof(versions) / sizeof(*versions); i++)
@@ -246,6 +260,7 @@ static int found(struct pyprocs *p, uint32_t tgid, struct py_proc *pr,
 	}
 	e = pr->v->walk;
 	e.runtime = bias + f->runtime;
+	frame_span(&e);
 	if (bpf_map_update_elem(p->map_fd, &tgid, &e, BPF_ANY))
 		return -1;
 	if (!pr->in_map)

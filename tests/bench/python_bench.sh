@@ -26,7 +26,8 @@
 # Needs root, bpftool, python3 and BPF; skips (status 0) otherwise.
 #
 # Environment: PYTHON_BENCH_OPS=50000 (round trips), PYTHON_BENCH_RUNS=5,
-# PYTHON_BENCH_SECONDS=5 (coverage capture), OFFWAKE=path.
+# PYTHON_BENCH_SECONDS=5 (coverage capture), PYTHON_BENCH_PARTS="1 2 3"
+# (which of the three), OFFWAKE=path.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
@@ -34,6 +35,7 @@ OURS=${OFFWAKE:-$TOP/offwake-svg}
 OPS=${PYTHON_BENCH_OPS:-50000}
 RUNS=${PYTHON_BENCH_RUNS:-5}
 SECS=${PYTHON_BENCH_SECONDS:-5}
+PARTS=" ${PYTHON_BENCH_PARTS:-1 2 3} "
 PY=/usr/bin/python3.11
 B=$TOP/build/bench/python
 mkdir -p "$B"
@@ -79,6 +81,8 @@ print(ns, cnt)'
 note "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 1. coverage
+part() { [[ $PARTS == *" $1 "* ]]; }
+if part 1; then
 "$PY" tests/workloads/pyjobs.py $((SECS + 30)) "$B/jobs.tids" & J=$!
 for _ in $(seq 100); do [ -s "$B/jobs.tids" ] && break; sleep 0.05; done
 "$OURS" -f --group thread -p "$J" "$SECS" > "$B/jobs.folded" 2> "$B/jobs.err"
@@ -102,11 +106,13 @@ END {
 		total ? 100 * tpy / total : 0, total / 1e6, woken / 1e6, woken ? 100 * wpy / woken : 0
 }' "$B/jobs.folded" | sed 's/^/python bench: /'
 grep 'python:' "$B/jobs.err" | sed 's/^offwake-svg: /python bench: summary: /'
+fi
 
 # 2. cost per switch of a thread with 30 Python frames
 old=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q -w kernel.bpf_stats_enabled=1
 trap 'sysctl -q -w kernel.bpf_stats_enabled="$old"' EXIT
+if part 2; then
 # one run: MODE -> "ns_per_switch seconds python_stacks" (the stacks
 # walked with Python frames: none with --python=off)
 py_run() {
@@ -135,8 +141,10 @@ frames=$(sed 's/;--;.*//' "$B/pp.on.folded" | grep -a 'pong (py_pingpong.py)' |
 	 sort -t' ' -k2 -n | tail -1 | grep -o '([a-z_]*\.py)' | wc -l)
 note "30 Python frames (a pong stack shows $frames): programs' run time per switch of the workload, median of $RUNS: --python=on $on ns, off $off ns: +$(calc "($on - $off) / 1000" 3) us per switch (blocked and waker stacks; target <= 1.5)"
 note "  runs (on: ns, s, Python stacks; off: ns, s): $(tr '\n' '|' < "$B/pp.runs")"
+fi
 
 # 3. other processes: a C workload, system-wide, a Python process running
+part 3 || exit 0
 "$PY" -c 'import time
 while True: time.sleep(0.05)' & SP=$!
 c_run() {

@@ -200,6 +200,7 @@ bench: offwake-svg
 	bash tests/bench/capture_bench.sh
 	bash tests/bench/unwind_cost.sh
 	bash tests/bench/unwind_bench.sh
+	bash tests/bench/python_bench.sh
 
 # A 10-minute capture over a fork storm: memory bounded, nothing lost
 # silently (tests/soak.sh; SOAK_SECONDS shortens it).  Not part of check.

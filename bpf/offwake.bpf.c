@@ -365,7 +365,8 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf)
 	}
 	nr = (__u64)len / sizeof(__u64);
 	/* the Python frames after the native ones (unwind_python.bpf.h) */
-	if ((flags & BPF_F_USER_STACK) && python_mode && python_procs)
+	if ((flags & BPF_F_USER_STACK) && python_mode &&
+	    py_maybe(bpf_get_current_pid_tgid() >> 32))
 		nr = py_append(st, nr);
 	st->nr = nr;		/* for process_context() too */
 	if (!nr)
@@ -836,8 +837,11 @@ static __always_inline void on_fork(struct task_struct *parent,
 	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
 		bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY);
 	/* and its interpreter, where its parent's is */
-	if (python_mode && (pp = bpf_map_lookup_elem(&pyprocs, &ptgid)))
-		bpf_map_update_elem(&pyprocs, &tgid, pp, BPF_ANY);
+	if (python_mode && py_maybe(ptgid) &&
+	    (pp = bpf_map_lookup_elem(&pyprocs, &ptgid)) &&
+	    !bpf_map_update_elem(&pyprocs, &tgid, pp, BPF_ANY))
+		__sync_fetch_and_or(&python_bits[OW_PY_BIT_WORD(tgid)],
+				    OW_PY_BIT(tgid));
 	/* --follow: a traced process's child is traced from its first
 	 * switch (added here, in the kernel: no /proc polling, no gap) */
 	if (follow && filter_mode == FILTER_TGID) {

@@ -28,9 +28,14 @@
 /* Set by user space before load: 0 off, 1 Python frames, 2 with the
  * instruction each was at (--python-lines). */
 const volatile __u32 python_mode = 0;
-/* Processes with a pyprocs entry (user space keeps it): 0 spares every
- * other process the lookup. */
-volatile __u32 python_procs;
+/* Which processes may have a pyprocs entry (unwind_python.h). */
+volatile __u64 python_bits[OW_PY_BITS / 64];
+
+/* Whether process tgid may run CPython: its bit. */
+static __always_inline bool py_maybe(__u32 tgid)
+{
+	return python_bits[OW_PY_BIT_WORD(tgid)] & OW_PY_BIT(tgid);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -222,7 +227,7 @@ static __always_inline void py_deferred(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (python_procs && bpf_map_lookup_elem(&pyprocs, &tgid))
+	if (py_maybe(tgid) && bpf_map_lookup_elem(&pyprocs, &tgid))
 		count(&py_stats, OW_PY_DEFERRED);
 }
 
@@ -239,7 +244,7 @@ __noinline int py_append(struct ow_stack *st, __u32 n)
 	__u32 tgid = id >> 32, zero = 0;
 	struct py_walk w = {};
 
-	if (!st || n >= OW_MAX_STACK_DEPTH)
+	if (!st || n >= OW_MAX_STACK_DEPTH || !py_maybe(tgid))
 		return n;
 	w.pp = bpf_map_lookup_elem(&pyprocs, &tgid);
 	if (!w.pp)

@@ -61,6 +61,16 @@ enum ow_py_entry {
 #define OW_PY_IS_ENTRY(v)	(((v) & OW_PY_ENTRY) != 0)
 #define OW_PY_IDX(v)		((v) >> OW_PY_IDX_SHIFT)
 
+/*
+ * Which processes may have a pyprocs entry: bit tgid % OW_PY_BITS of the
+ * BPF side's python_bits (set by user space, and by the fork program for a
+ * child it copies an entry to): a stack of any other process costs a load
+ * and a test, not a hash lookup.
+ */
+#define OW_PY_BITS		4096
+#define OW_PY_BIT_WORD(tgid)	(((tgid) % OW_PY_BITS) / 64)
+#define OW_PY_BIT(tgid)		(1ULL << ((tgid) % 64))
+
 /* Python frames of one stack at most. */
 #define OW_PY_MAX_FRAMES	64
 /* Threads of an interpreter looked through for the current one. */

@@ -924,7 +924,7 @@ static int python_start(struct capture *c, const struct capture_cfg *o)
 	if (!c->skel->rodata->python_mode)
 		return 0;
 	c->py = py_procs_new(c->pm, bpf_map__fd(c->skel->maps.pyprocs),
-			     &c->skel->bss->python_procs);
+			     c->skel->bss->python_bits);
 	c->pyn = py_names_new(py_procs_layout, c->py,
 			      o->python == OW_PYTHON_LINES);
 	if (!c->py || !c->pyn) {

@@ -83,14 +83,15 @@ struct py_proc {
 struct pyprocs {
 	struct procmaps *pm;
 	int map_fd;
-	volatile uint32_t *nprocs;
+	volatile __u64 *bits;		/* the BPF side's python_bits */
+	uint32_t bit_users[OW_PY_BITS];	/* entries behind each bit */
 	struct htab files;	/* (dev, ino) -> struct py_file */
 	struct htab procs;	/* (tgid, 0) -> struct py_proc */
 	struct py_stats st;
 };
 
 struct pyprocs *py_procs_new(struct procmaps *pm, int map_fd,
-			     volatile uint32_t *nprocs)
+			     volatile __u64 *bits)
 {
 	struct pyprocs *p = calloc(1, sizeof(*p));
 
@@ -99,7 +100,7 @@ struct pyprocs *py_procs_new(struct procmaps *pm, int map_fd,
 	elf_version(EV_CURRENT);
 	p->pm = pm;
 	p->map_fd = map_fd;
-	p->nprocs = nprocs;
+	p->bits = bits;
 	return p;
 }
 
@@ -231,10 +232,19 @@ static const struct py_version *find_version(unsigned mm)
 	return NULL;
 }
 
-static void set_count(struct pyprocs *p, int delta)
+/* tgid's entry came (delta 1) or went (-1): its bit in python_bits (a
+ * bit the fork program set stays set until its last entry goes). */
+static void set_count(struct pyprocs *p, uint32_t tgid, int delta)
 {
-	if (p->nprocs)
-		*p->nprocs += delta;
+	uint32_t b = tgid % OW_PY_BITS;
+
+	if (delta < 0 && !p->bit_users[b])
+		return;
+	p->bit_users[b] += delta;
+	if (p->bits && delta > 0)
+		__sync_fetch_and_or(&p->bits[OW_PY_BIT_WORD(tgid)], OW_PY_BIT(tgid));
+	else if (p->bits && !p->bit_users[b])
+		__sync_fetch_and_and(&p->bits[OW_PY_BIT_WORD(tgid)], ~OW_PY_BIT(tgid));
 }
 
 /* The interpreter of tgid (mapped at m, file f): its map entry; -1 when
@@ -264,7 +274,7 @@ static int found(struct pyprocs *p, uint32_t tgid, struct py_proc *pr,
 	if (bpf_map_update_elem(p->map_fd, &tgid, &e, BPF_ANY))
 		return -1;
 	if (!pr->in_map)
-		set_count(p, 1);
+		set_count(p, tgid, 1);
 	pr->in_map = true;
 	p->st.procs++;
 	return 0;
@@ -318,7 +328,7 @@ void py_procs_exec(struct pyprocs *p, uint32_t tgid)
 	if (!pr)
 		return;
 	if (pr->in_map)		/* (the BPF side deleted the entry) */
-		set_count(p, -1);
+		set_count(p, tgid, -1);
 	memset(pr, 0, sizeof(*pr));
 }
 
@@ -331,11 +341,11 @@ void py_procs_fork(struct pyprocs *p, uint32_t child, uint32_t parent)
 	if (!pp || !pp->in_map || !(pc = proc_of(p, child)))
 		return;
 	if (pc->in_map)
-		set_count(p, -1);
+		set_count(p, child, -1);
 	*pc = *pp;
 	pc->in_map = !bpf_map_lookup_elem(p->map_fd, &child, &e);
 	if (pc->in_map)
-		set_count(p, 1);
+		set_count(p, child, 1);
 }
 
 void py_procs_sweep(struct pyprocs *p)
@@ -349,7 +359,7 @@ void py_procs_sweep(struct pyprocs *p)
 		if (pr && pr->in_map && kill(tgid, 0) && errno == ESRCH) {
 			bpf_map_delete_elem(p->map_fd, &tgid);
 			pr->in_map = false;
-			set_count(p, -1);
+			set_count(p, tgid, -1);
 		}
 	}
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/types.h>
 #include "python_names.h"
 #include "symbols/procmaps.h"
 
@@ -24,9 +25,9 @@ struct py_stats {
 
 struct pyprocs;
 
-/* map_fd: the pyprocs map; nprocs: the BPF side's python_procs. */
+/* map_fd: the pyprocs map; bits: the BPF side's python_bits. */
 struct pyprocs *py_procs_new(struct procmaps *pm, int map_fd,
-			     volatile uint32_t *nprocs);
+			     volatile __u64 *bits);
 void py_procs_free(struct pyprocs *p);
 
 /* tgid was seen, or asked for tables (its maps are learnt): give it an

@@ -113,7 +113,7 @@ DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
 	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
 	liblzma-dev libdebuginfod-dev debuginfod lld libncurses-dev \
-	libmicrohttpd-dev
+	libmicrohttpd-dev python3.11
 deps:
 	@sh tests/deps.sh $(DEPS)
 
@@ -151,7 +151,7 @@ CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
 	symbols/debuginfod.o unwind/native_tables.o unwind/native_walk.o \
-	unwind/native_defer.o)
+	unwind/native_defer.o unwind/python_names.o unwind/python_stitch.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -228,6 +228,7 @@ bench: offwake-svg
 	bash tests/bench/unwind_bench.sh
 	bash tests/bench/live_bench.sh
 	bash tests/bench/live_cost.sh
+	bash tests/bench/python_bench.sh
 
 # A 10-minute capture over a fork storm: memory bounded, nothing lost
 # silently (tests/soak.sh; SOAK_SECONDS shortens it).  Not part of check.

@@ -72,6 +72,7 @@
 #include <bpf/bpf_core_read.h>
 #include "offwake.h"
 #include "unwind_native.bpf.h"
+#include "unwind_python.bpf.h"
 #include "cgroup_filter.bpf.h"
 
 #define SEEN_EVENTS	3
@@ -288,12 +289,15 @@ static __always_inline void count(void *map, __u32 idx)
 		(*v)++;
 }
 
-static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
+/* A process event; zero is the high half of OW_EV_PYSTACK's hash. */
+static __always_inline void send_event_4(__u32 type, __u32 tgid, __u32 ptgid,
+					 __u32 zero)
 {
 	struct ow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
-		struct ow_event k = { .type = type, .tgid = tgid, .ptgid = ptgid };
+		struct ow_event k = { .type = type, .tgid = tgid, .ptgid = ptgid,
+				      .zero = zero };
 		__u8 one = 1;
 		long err = bpf_map_update_elem(&event_backlog, &k, &one,
 					       BPF_NOEXIST);
@@ -307,8 +311,13 @@ static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
 	e->type = type;
 	e->tgid = tgid;
 	e->ptgid = ptgid;
-	e->zero = 0;
+	e->zero = zero;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void send_event(__u32 type, __u32 tgid, __u32 ptgid)
+{
+	send_event_4(type, tgid, ptgid, 0);
 }
 
 /* One step of the stack hash: xor in a frame, multiply, fold. */
@@ -354,7 +363,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 				       __u32 side)
 {
 	struct ow_stack *st;
-	__u32 zero = 0, nr, slot;
+	__u32 zero = 0, nr, slot, last;
 	long len;
 	__u64 h, *sent;
 
@@ -363,14 +372,21 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 		return ENOSPC;
 	st->nr = 0;
 	len = take_stack(ctx, st->ips, flags, btf, side);
-	if (len == UW_DEFERRED)		/* its own reference (unwind_copy.h) */
+	if (len == UW_DEFERRED) {	/* its own reference (unwind_copy.h) */
+		if ((flags & BPF_F_USER_STACK) && python_mode)
+			py_deferred();
 		return st->ips[0];
+	}
 	if (len < 0) {
 		count(&losses, len == -EFAULT ? OW_LOSS_STACK_FAULT :
 						OW_LOSS_STACK_OTHER);
 		return -len;
 	}
 	nr = (__u64)len / sizeof(__u64);
+	/* the Python frames after the native ones (unwind_python.bpf.h) */
+	if ((flags & BPF_F_USER_STACK) && python_mode &&
+	    py_maybe(bpf_get_current_pid_tgid() >> 32))
+		nr = py_append(st, nr);
 	st->nr = nr;		/* for process_context() too */
 	if (!nr)
 		return OW_NO_STACK;
@@ -407,6 +423,14 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 		count(&losses, OW_LOSS_STACK_KEPT);
 	}
 	*sent = h;
+	/* Python frames (after the native ones): named in user space from
+	 * the process's memory, now, while it lives */
+	last = nr - 1;
+	barrier_var(last);
+	if ((flags & BPF_F_USER_STACK) && python_mode && last < OW_MAX_STACK_DEPTH &&
+	    OW_FRAME_KIND(st->ips[last]) == OW_FRAME_INTERP)
+		send_event_4(OW_EV_PYSTACK, bpf_get_current_pid_tgid() >> 32,
+			   (__u32)h, (__u32)(h >> 32));
 	return h;
 }
 
@@ -916,6 +940,7 @@ static __always_inline void on_fork(struct task_struct *parent,
 	__u32 pid = BPF_CORE_READ(child, pid);
 	__u32 tgid = BPF_CORE_READ(child, tgid);
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	struct ow_pyproc *pp;
 	struct ow_umaps *um;
 
 	if (pid != tgid)
@@ -927,6 +952,12 @@ static __always_inline void on_fork(struct task_struct *parent,
 	if (unwind_mode != UNWIND_FP &&
 	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
 		bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY);
+	/* and its interpreter, where its parent's is */
+	if (python_mode && py_maybe(ptgid) &&
+	    (pp = bpf_map_lookup_elem(&pyprocs, &ptgid)) &&
+	    !bpf_map_update_elem(&pyprocs, &tgid, pp, BPF_ANY))
+		__sync_fetch_and_or(&python_bits[OW_PY_BIT_WORD(tgid)],
+				    OW_PY_BIT(tgid));
 	/* --follow: a traced process's child is traced from its first
 	 * switch (added here, in the kernel: no /proc polling, no gap) */
 	if (follow && filter_mode == FILTER_TGID) {
@@ -955,6 +986,7 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 	bpf_map_delete_elem(&umaps, &tgid);
 	bpf_map_delete_elem(&asked, &tgid);
 	bpf_map_delete_elem(&defers, &tgid);
+	bpf_map_delete_elem(&pyprocs, &tgid);	/* found again if Python */
 	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
 }
 

@@ -12,6 +12,7 @@
 
 #include "unwind_native.h"
 #include "unwind_copy.h"
+#include "unwind_python.h"
 
 #define OW_COMM_LEN	16
 #define OW_MAX_STACK_DEPTH	127
@@ -123,13 +124,16 @@ enum ow_event_type {
 				 * process not seen yet): load them */
 	OW_EV_UCOPY = 6,	/* struct ow_ucopy: a user stack to walk once
 				 * its process's tables are in (unwind_copy.h) */
+	OW_EV_PYSTACK = 7,	/* the stack just sent (hash: ptgid, then zero
+				 * as the high half) has Python frames of tgid:
+				 * read their names while it lives */
 };
 
 struct ow_event {
 	__u32 type;		/* enum ow_event_type */
 	__u32 tgid;
 	__u32 ptgid;		/* OW_EV_FORK: the parent's tgid */
-	__u32 zero;
+	__u32 zero;		/* (OW_EV_PYSTACK: the hash's high half) */
 };
 
 /*

@@ -148,7 +148,7 @@ enum {
 	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
 	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
 	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP, O_LIVE,
-	O_INTERVAL, O_SERVE,
+	O_INTERVAL, O_SERVE, O_PYTHON,
 };
 
 /*
@@ -262,6 +262,11 @@ static const struct opt opts[] = {
 	  "user frames without a symbol: file (default)\n"
 	  "names them after their file, \"[libc.so.6]\", as\n"
 	  "perf does; plain shows offwaketime's \"[unknown]\"" },
+	{ 0, "python", "on|off|lines", G_NONE, O_PYTHON,
+	  "CPython 3.11/3.12 frames in user stacks, in place of\n"
+	  "the interpreter's: on (default) names them\n"
+	  "\"function (file.py)\", lines adds \":LINE\", off\n"
+	  "keeps the interpreter's C frames" },
 	{ 0, "unwind-memory", "MB", G_NONE, O_UNWIND_MB,
 	  "kernel memory for unwind tables (default 32;\n"
 	  "files whose tables do not fit use frame pointers)" },
@@ -539,6 +544,17 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 					   name, val);
 		o->plain_unknown = !strcmp(val, "plain");
 		break;
+	case O_PYTHON:
+		if (!strcmp(val, "off"))
+			o->python = OW_PYTHON_OFF;
+		else if (!strcmp(val, "on"))
+			o->python = OW_PYTHON_ON;
+		else if (!strcmp(val, "lines"))
+			o->python = OW_PYTHON_LINES;
+		else
+			return usage_error("argument %s: invalid choice: '%s' (choose from 'on', 'off', 'lines')",
+					   name, val);
+		break;
 	case O_UNWIND_MB:
 		r = int_arg(name, val, 65536, true, &o->unwind_mb);
 		break;
@@ -709,6 +725,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	o->unwind_mb = 32;
 	o->chain_depth = 1;
 	o->interval = 1.0;
+	o->python = OW_PYTHON_ON;
 	o->chain_max_age_us = OW_CHAIN_MAX_AGE_US;
 	o->min_block_us = 1;
 	o->max_block_us = UINT64_MAX;

@@ -45,6 +45,13 @@ enum ow_unwind {
 	OW_UNWIND_CFI,		/* CFI tables only */
 };
 
+/* --python: the BPF side's python_mode is the same number. */
+enum ow_python {
+	OW_PYTHON_OFF,		/* the interpreter's C frames only */
+	OW_PYTHON_ON,		/* Python frames, "function (file.py)" */
+	OW_PYTHON_LINES,	/* and their lines, "function (file.py:LINE)" */
+};
+
 /*
  * --chain-max-age default (us): a waker whose own wakeup is older than
  * this was not woken to make the wakeup it made (see the man page).
@@ -90,6 +97,7 @@ struct capture_opts {
 	uint64_t ringbuf_mb;	/* --ring-buffer-size MB; 0: by the CPUs */
 	uint32_t stack_backlog;	/* --backlog N; 0: by the memory */
 	bool plain_unknown;	/* --unknown-frames=plain */
+	enum ow_python python;	/* --python, default on */
 	uint32_t chain_depth;	/* --chain-depth N: waker levels, 1 to 4 */
 	uint64_t chain_max_age_us;	/* --chain-max-age US */
 	struct fg_options fg;	/* render options for the SVG */

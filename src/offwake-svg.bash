@@ -16,7 +16,7 @@ _offwake_svg()
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
 		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog
-		--unknown-frames --cgroup --live --interval --serve"
+		--unknown-frames --cgroup --live --interval --serve --python"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))
@@ -41,6 +41,9 @@ _offwake_svg()
 		return ;;
 	--unknown-frames)
 		COMPREPLY=($(compgen -W "file plain" -- "$cur"))
+		return ;;
+	--python)
+		COMPREPLY=($(compgen -W "on off lines" -- "$cur"))
 		return ;;
 	--format|-F)
 		COMPREPLY=($(compgen -W "svg folded pprof speedscope" -- "$cur"))

@@ -296,6 +296,7 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	bpf_map__set_max_entries(s->maps.event_backlog, 65536);
 	/* --chain-depth: the keys grow by a level each (offwake.h) */
 	s->rodata->chain_depth = o->chain_depth;
+	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
@@ -448,16 +449,21 @@ static bool traced(const struct capture *c, uint32_t tgid)
 
 static void handle_process_event(struct capture *c, const struct ow_event *e)
 {
+	const struct rawstack *r;
+
 	switch (e->type) {
 	case OW_EV_SEEN:
 		procmaps_learn(c->pm, e->tgid);
 		if (c->cfi)
 			cfi_queue(c->cfi, e->tgid);
+		py_procs_check(c->py, e->tgid);
 		break;
 	case OW_EV_EXEC:	/* libraries come later: read again then */
 		procmaps_exec(c->pm, e->tgid);
 		procmaps_learn(c->pm, e->tgid);
 		procmaps_stale(c->pm, e->tgid);
+		py_procs_exec(c->py, e->tgid);
+		py_procs_check(c->py, e->tgid);
 		if (c->cfi && traced(c, e->tgid))
 			cfi_queue(c->cfi, e->tgid);
 		else if (c->cfi)	/* a waker once: asks again if still one */
@@ -465,6 +471,7 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 		break;
 	case OW_EV_FORK:
 		procmaps_fork(c->pm, e->tgid, e->ptgid);
+		py_procs_fork(c->py, e->tgid, e->ptgid);
 		if (c->cfi && traced(c, e->tgid))
 			cfi_fork(c->cfi, e->tgid, e->ptgid);
 		break;
@@ -473,6 +480,12 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 			procmaps_learn(c->pm, e->tgid);
 			cfi_queue(c->cfi, e->tgid);
 		}
+		py_procs_check(c->py, e->tgid);
+		break;
+	case OW_EV_PYSTACK:	/* names read while the process lives */
+		r = stacks_get(&c->stacks, e->ptgid | (uint64_t)e->zero << 32);
+		if (r && c->pyn)
+			py_names_prefetch(c->pyn, e->tgid, r->ips, r->nr);
 		break;
 	}
 }
@@ -856,6 +869,13 @@ static void keep_up(void *ctx)
 }
 
 
+/* The process of the -p/-t id i (0: none). */
+static uint32_t id_tgid(const struct capture_cfg *o, size_t i)
+{
+	return o->threads == OW_THREADS_TGID ? o->ids[i] :
+	       o->threads == OW_THREADS_TID ? procmaps_tgid(o->ids[i]) : 0;
+}
+
 /*
  * The unwind tables' maps (--unwind=auto|cfi): the rows map is mapped
  * into our memory; the processes named by -p/-t get their tables before
@@ -888,8 +908,7 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 		return -1;
 	}
 	for (size_t i = 0; i < o->nids; i++) {
-		uint32_t tgid = o->threads == OW_THREADS_TGID ? o->ids[i] :
-				o->threads == OW_THREADS_TID ? procmaps_tgid(o->ids[i]) : 0;
+		uint32_t tgid = id_tgid(o, i);
 
 		if (tgid)
 			cfi_queue(c->cfi, tgid);
@@ -898,6 +917,31 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 	 * processes: one process's tables are built whole) */
 	while (!stop && cfi_work(c->cfi, CFI_BUDGET_MS, NULL, NULL))
 		;
+	return 0;
+}
+
+/*
+ * The CPython unwinder (--python): the -p/-t processes that run it are
+ * found before tracing starts, every other one when first seen.
+ */
+static int python_start(struct capture *c, const struct capture_cfg *o)
+{
+	if (!c->skel->rodata->python_mode)
+		return 0;
+	c->py = py_procs_new(c->pm, bpf_map__fd(c->skel->maps.pyprocs),
+			     c->skel->bss->python_bits);
+	c->pyn = py_names_new(py_procs_layout, c->py,
+			      o->python == OW_PYTHON_LINES);
+	if (!c->py || !c->pyn) {
+		ow_err("starting the Python unwinder: %s", strerror(ENOMEM));
+		return -1;
+	}
+	for (size_t i = 0; i < o->nids; i++) {
+		uint32_t tgid = id_tgid(o, i);
+
+		if (tgid && !procmaps_learn(c->pm, tgid))
+			py_procs_check(c->py, tgid);
+	}
 	return 0;
 }
 
@@ -926,7 +970,7 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		       load_hint(err));
 		return -1;
 	}
-	if (fill_threads(c, o) || cfi_start(c, o))
+	if (fill_threads(c, o) || cfi_start(c, o) || python_start(c, o))
 		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
@@ -1010,6 +1054,7 @@ static double tick_sweep(struct capture *c, double t)
 	folder_sweep(&c->fo, c->file_idle);
 	if (c->cfi)
 		cfi_sweep(c->cfi, c->file_idle);
+	py_procs_sweep(c->py);
 	return SWEEP_MS / 1000.0;
 }
 
@@ -1084,6 +1129,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	syscall_entry(c);
 	c->fo.locs = o->locs;	/* addresses and files too */
 	c->fo.plain_unknown = o->plain_unknown;
+	c->fo.py = c->pyn;
 	c->stacks.forget = unsee;
 	c->stacks.freed = freed;
 	c->stacks.ctx = c;
@@ -1234,6 +1280,7 @@ int capture_finish(struct capture *c)
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
 	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
+	read_percpu(c->skel->maps.py_stats, c->pys, OW_PY_NR);
 	if (c->defer)
 		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
@@ -1296,6 +1343,8 @@ void capture_free(struct capture *c)
 	ring_buffer__free(c->rb);
 	uw_defer_free(c->defer);
 	cfi_free(c->cfi);
+	py_names_free(c->pyn);
+	py_procs_free(c->py);
 	if (c->rows)
 		munmap(c->rows, c->rows_len);
 	offwake_bpf__destroy(c->skel);
@@ -1480,6 +1529,40 @@ void capture_report_unwind(const struct capture *c)
 	if (st->over_maps)
 		fprintf(stderr, OW_PROG ": warning: %zu mappings beyond %d in a process had no table (the first: %s): their frames were walked by frame pointers\n",
 			st->over_maps, OW_UMAPS, st->over_file);
+}
+
+/* How the Python stacks went (--python), and a version not supported. */
+void capture_report_python(const struct capture *c)
+{
+	static const char *const why[OW_PY_NR] = {
+		[OW_PY_CUT_DEPTH] = "depth limit",
+		[OW_PY_CUT_READ] = "a frame not readable",
+		[OW_PY_DEFERRED] = "native stack walked later, without them",
+	};
+	struct py_stats st;
+	char cuts[256] = "";
+	size_t len = 0;
+
+	if (!c->py)
+		return;
+	py_procs_stats(c->py, &st);
+	for (int i = OW_PY_CUT_DEPTH; i < OW_PY_NR; i++)
+		if (c->pys[i] && len < sizeof(cuts))
+			len += snprintf(cuts + len, sizeof(cuts) - len, "%s%llu %s",
+					len ? ", " : "", (unsigned long long)c->pys[i],
+					why[i]);
+	if (st.procs)
+		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s\n",
+			st.procs, st.procs == 1 ? "" : "es",
+			(unsigned long long)c->pys[OW_PY_WALKED],
+			(unsigned long long)c->pys[OW_PY_NO_THREAD],
+			(unsigned long long)c->pys[OW_PY_NO_FRAME],
+			len ? "; cut or without them: " : "", cuts);
+	if (st.unsupported)
+		fprintf(stderr, OW_PROG ": warning: CPython %u.%u (pid %u, %zu process%s) is not supported (3.11 and 3.12 are): its threads show the interpreter's C frames\n",
+			st.unsupported_version >> 8, st.unsupported_version & 0xff,
+			st.unsupported_pid, st.unsupported,
+			st.unsupported == 1 ? "" : "es");
 }
 
 /* Whether id is one of the -p/-t ids. */

@@ -71,5 +71,7 @@ void capture_report_losses(const struct capture *c);
 void capture_report_empty(const struct capture *c);
 /* Print how user stacks were walked (--unwind) on stderr. */
 void capture_report_unwind(const struct capture *c);
+/* How Python stacks were walked (--python), on standard error. */
+void capture_report_python(const struct capture *c);
 
 #endif

@@ -38,6 +38,7 @@ struct capture_cfg {
 	uint64_t ringbuf_mb;		/* --ring-buffer-size; 0: by the CPUs */
 	uint32_t stack_backlog;		/* --backlog; 0: by the memory */
 	bool plain_unknown;		/* --unknown-frames=plain */
+	enum ow_python python;		/* --python */
 	/* what the writer needs */
 	bool merge;			/* sum keys by what the output shows
 					 * (no pids beyond --group's) */

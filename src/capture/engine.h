@@ -12,6 +12,8 @@
 #include "capture_cfg.h"
 #include "unwind/native_defer.h"
 #include "unwind/native_maps.h"
+#include "unwind/python_names.h"
+#include "unwind/python_procs.h"
 #include "fold.h"
 #include "symbols/procmaps.h"
 #include "stackstore.h"
@@ -77,6 +79,9 @@ struct capture {
 	bool cmd_done;			/* -- CMD exited, with cmd_status */
 	int cmd_status;
 	struct cfi_stats cfi_st;
+	struct pyprocs *py;		/* CPython processes (NULL: --python=off) */
+	struct pynames *pyn;		/* their frames' names */
+	uint64_t pys[OW_PY_NR];		/* how Python stacks went */
 	/* the loop (capture_loop()) */
 	double start, end;		/* end: 0 without a DURATION */
 	double next_tick[8];		/* the tick table's next times */

@@ -61,6 +61,8 @@
 #include "common/privs.h"
 #include "common/util.h"
 #include "base/hash.h"
+#include "unwind/python_names.h"
+#include "unwind/python_stitch.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
 
@@ -169,6 +171,9 @@ void folder_free(struct folder *f)
 	for (size_t i = 0; i < f->late.size; i++)
 		free(f->late.tab[i].val);
 	htab_free(&f->late);
+	for (size_t i = 0; i < f->pysrc.size; i++)
+		free(f->pysrc.tab[i].val);
+	htab_free(&f->pysrc);
 	for (size_t i = 0; i < f->npool; i++)
 		free(f->pool[i]);
 	free(f->pool);
@@ -411,6 +416,13 @@ static const char *native_namer(const struct frame_ctx *x, uint64_t addr)
 	return user_name(x->f, x->ln, x->version, x->tgid, addr);
 }
 
+/* CPython's frames (src/unwind/python_names.c). */
+static const char *python_namer(const struct frame_ctx *x, uint64_t value)
+{
+	return x->f->py ? kept_name(x->f, py_names_name(x->f->py, x->tgid, value))
+			: "[python]";
+}
+
 static const char *marker_namer(const struct frame_ctx *x, uint64_t mark)
 {
 	return mark < OW_MARK_NR ? marker_names[mark] : "[unknown marker]";
@@ -422,7 +434,7 @@ static const frame_namer namers[OW_FRAME_KINDS] = {
 	[OW_FRAME_KERNEL] = kernel_namer,
 	[OW_FRAME_JIT] = native_namer,
 	[OW_FRAME_MARKER] = marker_namer,
-	/* OW_FRAME_INTERP: none yet (no unwinder produces them) */
+	[OW_FRAME_INTERP] = python_namer,
 };
 
 /* A frame's name: through its kind's namer. */
@@ -600,38 +612,96 @@ static const char *frame_name_at(const struct frame_ctx *x, uint64_t entry,
 	return frame_name(x, entry - 1);
 }
 
+/* Where the Python frame entry of tgid is: its code object's file and
+ * first line (pprof's Function), or NULL. */
+static const struct export_src *python_src(struct folder *f, uint32_t tgid,
+					   uint64_t entry)
+{
+	uint64_t code = OW_PY_CODE(OW_FRAME_VALUE(entry));
+	struct export_src *src = htab_get(&f->pysrc, code, tgid);
+	const char *func, *file;
+	int line;
+
+	if (src || !f->py ||
+	    !py_names_where(f->py, tgid, OW_FRAME_VALUE(entry), &func, &file, &line) ||
+	    !(src = malloc(sizeof(*src))))
+		return src;
+	*src = (struct export_src){ file, line };
+	if (htab_put(&f->pysrc, code, tgid, src) < 0) {
+		free(src);
+		return NULL;
+	}
+	return src;
+}
+
+/* Where frame entry of tgid (at its leaf when exact) is, for pprof. */
+static struct symloc user_loc(struct folder *f, uint32_t tgid, uint64_t entry,
+			      bool exact)
+{
+	switch (OW_FRAME_KIND(entry)) {
+	case OW_FRAME_NATIVE:
+		return locs_user(&f->loctab, tgid, procmaps_find(f->pm, tgid, entry),
+				 entry, exact);
+	case OW_FRAME_INTERP:
+		return (struct symloc){ NULL, 0, python_src(f, tgid, entry) };
+	default:
+		return (struct symloc){ NULL, 0, NULL };
+	}
+}
+
+/* Whether native frame i of the stack (py_stitch()'s ctx) is the
+ * interpreter's loop. */
+struct eval_ctx {
+	const struct frame_ctx *x;
+	const struct rawstack *r;
+};
+
+static bool is_eval(void *ctx, uint32_t i)
+{
+	const struct eval_ctx *c = ctx;
+
+	return !strcmp(frame_name_at(c->x, c->r->ips[i], i == 0), PY_EVAL_NAME);
+}
+
 /*
  * A user stack's frames, leaf first; one the depth limit cut (as deep as
  * the walker goes) ends in [truncated] where its outer frames would be.
+ * Python frames (after the native ones) are stitched in where the
+ * interpreter ran them (python_stitch.c).
  */
 static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 				   uint32_t tgid, struct lineage *ln,
 				   uint64_t version)
 {
-	bool cut = r->nr >= OW_MAX_STACK_DEPTH;
-	size_t n = r->nr + cut;
-	struct symstack *s = new_symstack(f, n);
+	bool cut = py_native_frames(r->ips, r->nr) >= OW_MAX_STACK_DEPTH;
+	struct frame_ctx x = { f, tgid, ln, version };
+	struct eval_ctx ec = { &x, r };
+	uint32_t order[OW_MAX_STACK_DEPTH], nr = r->nr;
 	bool exact = true;	/* the leaf: an interrupted pc */
+	struct symstack *s;
+	size_t n;
 
-	if (!s)
+	if (nr > OW_MAX_STACK_DEPTH)
+		nr = OW_MAX_STACK_DEPTH;
+	nr = py_stitch(r->ips, nr, is_eval, &ec, order);
+	n = nr + cut;
+	if (!(s = new_symstack(f, n)))
 		return NULL;
-	for (uint32_t i = 0; i < r->nr; i++) {
-		struct frame_ctx x = { f, tgid, ln, version };
+	for (uint32_t j = 0; j < nr; j++) {
+		uint32_t i = order[j];
 		uint64_t e = r->ips[i];
 		const char *name;
 
 		if (f->locs)
-			*loc_of(s, n, i) = OW_FRAME_KIND(e) != OW_FRAME_NATIVE ?
-				(struct symloc){ NULL, 0 } :
-				locs_user(&f->loctab, tgid,
-					  procmaps_find(f->pm, tgid, e), e, exact);
+			*loc_of(s, n, j) = user_loc(f, tgid, e, exact);
 		name = frame_name_at(&x, e, exact);
 		add_frame(s, name);
-		exact = !strcmp(name, sigreturn_name);
+		if (OW_FRAME_KIND(e) != OW_FRAME_INTERP)
+			exact = !strcmp(name, sigreturn_name);
 	}
 	if (cut) {
 		if (f->locs)
-			*loc_of(s, n, r->nr) = (struct symloc){ NULL, 0 };
+			*loc_of(s, n, s->n) = (struct symloc){ NULL, 0, NULL };
 		add_frame(s, marker_names[OW_MARK_TRUNCATED]);
 	}
 	return s;

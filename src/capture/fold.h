@@ -24,6 +24,8 @@ struct symframe {
 };
 
 /* A symbolised stack, leaf first (interned: equal ones are one). */
+struct pynames;
+
 struct symstack {
 	const char *ctx;	/* waker kernel stacks: "[hardirq]",
 				 * "[softirq]", "[nmi]" or NULL */
@@ -63,6 +65,10 @@ struct folder {
 	bool plain_unknown;	/* user frames without a symbol are
 				 * "[unknown]", not named after their file
 				 * (set after folder_init) */
+	struct pynames *py;	/* Python frames' names (NULL: none; set
+				 * after folder_init) */
+	struct htab pysrc;	/* (code object, tgid) -> struct export_src:
+				 * where a Python frame's function is (locs) */
 	struct locs loctab;	/* the mappings they are in */
 	struct htab late;	/* (name pointer, 0) -> struct late_name:
 				 * frames whose names wait for debuginfod */

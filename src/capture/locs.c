@@ -121,11 +121,11 @@ struct symloc locs_user(struct locs *l, uint32_t tgid, const struct pmap *m,
 
 	if (!m || !m->path[0] || addr < m->start || addr >= m->end ||
 	    !(f = file_of(l, tgid, m)))
-		return (struct symloc){ NULL, 0 };
+		return (struct symloc){ NULL, 0, NULL };
 	rel = addr - m->start;
 	if (!leaf && rel)
 		rel--;
-	return (struct symloc){ &f->map, f->map.start + rel };
+	return (struct symloc){ &f->map, f->map.start + rel, NULL };
 }
 
 /* The running kernel's build id: the GNU note of /sys/kernel/notes. */
@@ -167,5 +167,5 @@ struct symloc locs_kernel(struct locs *l, uint64_t addr)
 		l->kernel.start = addr;
 	if (addr >= l->kernel.limit)
 		l->kernel.limit = addr + 1;
-	return (struct symloc){ &l->kernel, addr };
+	return (struct symloc){ &l->kernel, addr, NULL };
 }

@@ -13,10 +13,12 @@
 #include "export/profile.h"
 #include "symbols/procmaps.h"
 
-/* Where a frame is: an address in a mapping (NULL: none known). */
+/* Where a frame is: an address in a mapping (NULL: none known), or an
+ * interpreter's function's source (src; NULL: not one). */
 struct symloc {
 	const struct export_map *map;
 	uint64_t addr;
+	const struct export_src *src;
 };
 
 struct locs {

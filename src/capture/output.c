@@ -169,7 +169,8 @@ static void add_name(struct line *l, const char *name, size_t len,
 		     enum ow_pf_kind kind, const struct symloc *loc)
 {
 	l->f[l->n++] = (struct ow_frame){ name, len, kind, loc ? loc->map : NULL,
-					  loc ? loc->addr : 0, 0 };
+					  loc ? loc->addr : 0, 0,
+					  loc ? loc->src : NULL };
 }
 
 /* Append the frames of s, root first (up) or leaf first. */

@@ -167,7 +167,7 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
 		.unwind_mb = o->unwind_mb, .chain_depth = o->chain_depth,
 		.chain_max_age_us = o->chain_max_age_us,
 		.ringbuf_mb = o->ringbuf_mb, .stack_backlog = o->stack_backlog,
-		.plain_unknown = o->plain_unknown,
+		.plain_unknown = o->plain_unknown, .python = o->python,
 		.merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY),
 		/* --serve offers pprof too */
 		.locs = (ow_writer_needs(o->output) & OW_NEED_ADDRS) || o->serve,
@@ -338,6 +338,8 @@ int capture_main(struct capture_opts *o)
 		capture_report_losses(c);
 		if (!o->quiet)
 			capture_report_unwind(c);
+		if (!o->quiet)
+			capture_report_python(c);
 		if (!o->cmd)
 			report_exited(o);
 		live_step(live, LIVE_REPORT);

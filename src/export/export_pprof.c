@@ -60,6 +60,9 @@ struct pprof {
 	size_t fn_cap;
 	uint32_t *fn_name;	/* function id - 1 -> string id */
 	size_t nfn, name_cap;
+	const struct export_src **fn_src;	/* function id - 1 -> its
+						 * source, or NULL */
+	size_t src_cap;
 	uint32_t *loc_of;	/* function id - 1 -> its address-less location */
 	size_t loc_of_cap;
 	struct htab loc_at;	/* (address, mapping << 32 | function) -> location */
@@ -99,7 +102,8 @@ static int cstring_id(struct pprof *p, const char *s, int64_t *id)
 }
 
 /* The function of the frame name s. */
-static int function_id(struct pprof *p, const char *s, size_t len, uint32_t *id)
+static int function_id(struct pprof *p, const char *s, size_t len,
+		       const struct export_src *src, uint32_t *id)
 {
 	uint32_t sid;
 
@@ -113,12 +117,16 @@ static int function_id(struct pprof *p, const char *s, size_t len, uint32_t *id)
 		memset(p->fn_of + old, 0, (p->fn_cap - old) * sizeof(*p->fn_of));
 	}
 	if (!p->fn_of[sid]) {
-		if (ow_grow(&p->fn_name, &p->name_cap, p->nfn, sizeof(*p->fn_name)))
+		if (ow_grow(&p->fn_name, &p->name_cap, p->nfn, sizeof(*p->fn_name)) ||
+		    ow_grow(&p->fn_src, &p->src_cap, p->nfn, sizeof(*p->fn_src)))
 			return -1;
+		p->fn_src[p->nfn] = NULL;
 		p->fn_name[p->nfn++] = sid;
 		p->fn_of[sid] = p->nfn;
 	}
 	*id = p->fn_of[sid];
+	if (src && !p->fn_src[*id - 1])	/* (its first code object's) */
+		p->fn_src[*id - 1] = src;
 	return 0;
 }
 
@@ -154,7 +162,7 @@ static int location_id(struct pprof *p, const struct ow_frame *f, uint64_t *id)
 	uint32_t fn, map, loc;
 	uintptr_t v;
 
-	if (function_id(p, f->name, f->len, &fn))
+	if (function_id(p, f->name, f->len, f->src, &fn))
 		return -1;
 	if (!f->map) {
 		if (fn > p->loc_of_cap) {
@@ -356,15 +364,20 @@ static int emit(struct pprof *p, FILE *out)
 		    cstring_id(p, m->build_id, &map[i].build_id))
 			goto out;
 	}
-	main_first(p, map, map_p);
-	if (!(strs = calloc(p->str.n + 1, sizeof(*strs))))
-		goto out;
 	for (size_t i = 0; i < p->nfn; i++) {
 		perftools__profiles__function__init(&fn[i]);
 		fn[i].id = i + 1;
 		fn[i].name = fn[i].system_name = p->fn_name[i];
+		if (p->fn_src[i]) {	/* (adds strings: before strs) */
+			if (cstring_id(p, p->fn_src[i]->file, &fn[i].filename))
+				goto out;
+			fn[i].start_line = p->fn_src[i]->first_line;
+		}
 		fn_p[i] = &fn[i];
 	}
+	main_first(p, map, map_p);
+	if (!(strs = calloc(p->str.n + 1, sizeof(*strs))))
+		goto out;
 	for (size_t i = 0; i < p->nloc; i++) {
 		perftools__profiles__line__init(&line[i]);
 		line[i].function_id = p->loc[i].fn;
@@ -439,6 +452,7 @@ static void pprof_free(struct pprof *p)
 	free(p->comments);
 	free(p->fn_of);
 	free(p->fn_name);
+	free(p->fn_src);
 	free(p->loc_of);
 	htab_free(&p->loc_at);
 	free(p->loc);

@@ -43,6 +43,12 @@ enum ow_pf_kind {
 	OW_PF_KINDS,
 };
 
+/* Where an interpreter's function is (pprof's Function). */
+struct export_src {
+	const char *file;	/* its source file */
+	int64_t first_line;
+};
+
 struct ow_frame {
 	const char *name;	/* not NUL-terminated */
 	size_t len;
@@ -50,6 +56,8 @@ struct ow_frame {
 	const struct export_map *map;	/* NULL: no address known */
 	uint64_t addr;		/* within map (pprof's instruction address) */
 	uint32_t tid;		/* OW_PF_THREAD: the thread's id */
+	const struct export_src *src;	/* an interpreter's function (a
+					 * Python code object), or NULL */
 };
 
 struct export_label {

@@ -46,7 +46,7 @@ static void frames_of(size_t i, struct ow_frame *f)
 	if (!thread[0][0])
 		for (int t = 0; t < 64; t++)
 			snprintf(thread[t], sizeof(thread[t]), "worker-%d", t);
-	f[k++] = (struct ow_frame){ thread[i % 64], strlen(thread[i % 64]), OW_PF_THREAD, NULL, 0, 0 };
+	f[k++] = (struct ow_frame){ thread[i % 64], strlen(thread[i % 64]), OW_PF_THREAD, NULL, 0, 0, NULL };
 	static char own[48];
 
 	snprintf(own, sizeof(own), "stack_%zu_split", i);	/* i's own */
@@ -55,16 +55,16 @@ static void frames_of(size_t i, struct ow_frame *f)
 			      (i * 2654435761u + d * 40503) % POOL;
 		const char *nm = d == split ? own : pool[name];
 
-		f[k++] = (struct ow_frame){ nm, strlen(nm), OW_PF_NATIVE, NULL, 0, 0 };
+		f[k++] = (struct ow_frame){ nm, strlen(nm), OW_PF_NATIVE, NULL, 0, 0, NULL };
 	}
-	f[k++] = (struct ow_frame){ "", 0, OW_PF_DELIM, NULL, 0, 0 };
-	f[k++] = (struct ow_frame){ "--", 2, OW_PF_DIVIDER, NULL, 0, 0 };
+	f[k++] = (struct ow_frame){ "", 0, OW_PF_DELIM, NULL, 0, 0, NULL };
+	f[k++] = (struct ow_frame){ "--", 2, OW_PF_DIVIDER, NULL, 0, 0, NULL };
 	for (size_t d = 0; d < WAKER; d++) {
 		size_t name = (d * 977 + (i % 32) * 13) % POOL;
 
-		f[k++] = (struct ow_frame){ pool[name], strlen(pool[name]), OW_PF_KERNEL, NULL, 0, 0 };
+		f[k++] = (struct ow_frame){ pool[name], strlen(pool[name]), OW_PF_KERNEL, NULL, 0, 0, NULL };
 	}
-	f[k++] = (struct ow_frame){ thread[(i + 1) % 64], strlen(thread[(i + 1) % 64]), OW_PF_THREAD, NULL, 0, 0 };
+	f[k++] = (struct ow_frame){ thread[(i + 1) % 64], strlen(thread[(i + 1) % 64]), OW_PF_THREAD, NULL, 0, 0, NULL };
 }
 
 static int synth_foreach(const struct ow_profile *p, ow_sample_fn fn, void *ctx)

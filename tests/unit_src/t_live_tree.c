@@ -47,7 +47,7 @@ static int lines_foreach(const struct ow_profile *p, ow_sample_fn fn, void *ctx)
 				k = OW_PF_DIVIDER;
 			else if (!len)
 				k = OW_PF_DELIM;
-			f[smp.nframes++] = (struct ow_frame){ a, len, k, NULL, 0, 0 };
+			f[smp.nframes++] = (struct ow_frame){ .name = a, .len = len, .kind = k };
 			if (!e)
 				break;
 			a = e + 1;

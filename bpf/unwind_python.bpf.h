@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: (Apache-2.0 OR GPL-2.0-only) */
+/*
+ * unwind_python.bpf.h - the CPython unwinder: the Python frames the
+ * current thread is running, appended to its native user stack as
+ * OW_FRAME_INTERP entries (unwind_python.h), for the processes user space
+ * found running a supported CPython (the pyprocs map, filled by
+ * src/unwind/python_procs.c).
+ *
+ * The thread's PyThreadState: the interpreter's list of thread states
+ * (_PyRuntime.interpreters.head->threads.head, then next), the one whose
+ * native_thread_id is the thread's id, cached per thread in pythreads and
+ * checked again at each use (a state freed and made again for another
+ * thread has another id); a thread with none (not a Python thread, or not
+ * yet) is looked for again 50 ms later at the earliest.  Its frames:
+ * cframe->current_frame, then previous, OW_PY_MAX_FRAMES at most, one read
+ * of each (PY_FRAME_READ below).  A blocked thread
+ * released the GIL, but its frames are its own: nobody else changes them
+ * while it sleeps.  Only the main interpreter's threads are looked at.
+ *
+ * Like the native walker, it knows nothing of the programs that call it:
+ * py_append(st, n) appends to the n native frames of the stack record st
+ * (the current task's) and returns the new count.  The includer provides count() (a per-CPU
+ * counter), as for unwind_native.bpf.h.
+ */
+#ifndef UNWIND_PYTHON_BPF_H
+#define UNWIND_PYTHON_BPF_H
+
+/* Set by user space before load: 0 off, 1 Python frames, 2 with the
+ * instruction each was at (--python-lines). */
+const volatile __u32 python_mode = 0;
+/* Which processes may have a pyprocs entry (unwind_python.h). */
+volatile __u64 python_bits[OW_PY_BITS / 64];
+
+/* Whether process tgid may run CPython: its bit. */
+static __always_inline bool py_maybe(__u32 tgid)
+{
+	return python_bits[OW_PY_BIT_WORD(tgid)] & OW_PY_BIT(tgid);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ow_pyproc);
+} pyprocs SEC(".maps");
+
+/* A thread's PyThreadState (0: none found at ns). */
+struct py_thread {
+	__u64 tstate;
+	__u64 ns;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct py_thread);
+} pythreads SEC(".maps");
+
+/* How Python stacks went (enum ow_py_stat), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OW_PY_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} py_stats SEC(".maps");
+
+/*
+ * A frame's fields the walk reads, in one bpf_probe_read_user() of the
+ * bytes from the first to the last (fr_base, fr_len: 40 bytes in 3.11, 72
+ * in 3.12), per CPU.  (Reading ahead was slower: CPython pushes a thread's
+ * frames on its data stack, callers below callees, but a 2 KiB read ending
+ * at the frame, covering about 15 of the bench's frames, took the 30-frame
+ * walk from +1.3-2 us a switch to +12, a 512-byte one to +3.)
+ */
+#define PY_FRAME_READ	80	/* fr_len at most */
+struct py_buf {
+	__u8 b[128];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_buf);
+} py_buf SEC(".maps");
+
+/* A thread without a state is looked for again this much later: a new
+ * thread's first switches may come before it set native_thread_id. */
+#define PY_RETRY_NS	50000000ULL
+
+struct py_walk {
+	__u64 *ips;
+	const struct ow_pyproc *pp;
+	struct py_buf *buf;
+	__u64 ts;		/* the thread state being looked at */
+	__u64 frame;		/* the frame to read next */
+	__u32 tid;
+	__u32 n;		/* entries in ips */
+	__u32 frames;		/* Python frames added */
+	__u32 stop;		/* enum ow_py_stat, or OW_PY_NR: none */
+};
+
+/* The frame's field at off (its offset in the frame) in b, read from
+ * fr_base on. */
+static __always_inline __u64 py_u64(const struct py_buf *b, __u32 base, __u32 off)
+{
+	return *(const __u64 *)&b->b[(off - base) & 0x78];
+}
+
+static __always_inline __u8 py_u8(const struct py_buf *b, __u32 base, __u32 off)
+{
+	return b->b[(off - base) & 0x7f];
+}
+
+/* Read the fields of frame w->frame into w->buf; 0, or -1. */
+static __always_inline long py_read_frame(struct py_walk *w)
+{
+	__u32 len = w->pp->fr_len;
+
+	if (!len || len > PY_FRAME_READ)
+		len = PY_FRAME_READ;
+	return bpf_probe_read_user(w->buf->b, len,
+				   (void *)(w->frame + w->pp->fr_base)) ? -1 : 0;
+}
+
+/* One thread state of the list: 1 when it is the thread's (w->ts). */
+static int py_thread_step(__u32 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	__u64 tid = 0;
+
+	if (!w->ts ||
+	    bpf_probe_read_user(&tid, sizeof(tid), (void *)(w->ts + w->pp->ts_tid)))
+		goto none;
+	if (tid == w->tid)
+		return 1;
+	if (bpf_probe_read_user(&w->ts, sizeof(w->ts),
+				(void *)(w->ts + w->pp->ts_next)))
+		goto none;
+	return 0;
+none:
+	w->ts = 0;
+	return 1;
+}
+
+/* The thread state of the current thread into w->ts (0: none). */
+static __always_inline void py_thread(struct py_walk *w)
+{
+	struct py_thread *pt = bpf_map_lookup_elem(&pythreads, &w->tid);
+	struct py_thread fresh = {};
+	__u64 now = bpf_ktime_get_ns(), tid = 0, interp = 0;
+
+	if (pt && pt->tstate &&
+	    !bpf_probe_read_user(&tid, sizeof(tid),
+				 (void *)(pt->tstate + w->pp->ts_tid)) &&
+	    tid == w->tid) {
+		w->ts = pt->tstate;
+		return;
+	}
+	if (pt && !pt->tstate && now - pt->ns < PY_RETRY_NS) {
+		w->ts = 0;
+		return;
+	}
+	w->ts = 0;
+	if (!bpf_probe_read_user(&interp, sizeof(interp),
+				 (void *)(w->pp->runtime + w->pp->rt_interp)) &&
+	    interp &&
+	    !bpf_probe_read_user(&w->ts, sizeof(w->ts),
+				 (void *)(interp + w->pp->is_tstate)))
+		bpf_loop(OW_PY_MAX_THREADS, py_thread_step, w, 0);
+	fresh.tstate = w->ts;
+	fresh.ns = now;
+	bpf_map_update_elem(&pythreads, &w->tid, &fresh, BPF_ANY);
+}
+
+/* One Python frame into ips; 1: the walk ends. */
+static int py_step(__u32 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	const struct ow_pyproc *pp = w->pp;
+	__u64 code, instr, idx = 0, v;
+	__u32 n = w->n, at = pp->fr_base;
+
+	if (!w->frame)
+		return 1;
+	if (n >= OW_MAX_STACK_DEPTH) {
+		w->stop = OW_PY_CUT_DEPTH;
+		return 1;
+	}
+	if (py_read_frame(w)) {
+		w->stop = OW_PY_CUT_READ;
+		return 1;
+	}
+	if (pp->entry_kind == OW_PY_OWNER_CSTACK &&
+	    py_u8(w->buf, at, pp->fr_entry) == OW_PY_OWNED_BY_CSTACK) {
+		/* a call's shim: the frame before it was the call's first */
+		if (w->frames && n - 1 < OW_MAX_STACK_DEPTH)
+			w->ips[n - 1] |= OW_FRAME(0, OW_PY_ENTRY);
+		w->frame = py_u64(w->buf, at, pp->fr_previous);
+		return 0;
+	}
+	code = py_u64(w->buf, at, pp->fr_code);
+	if (!code || (code & 15) || code >> (OW_PY_CODE_BITS + 4)) {
+		w->stop = OW_PY_CUT_READ;
+		return 1;
+	}
+	v = code >> 4;
+	if (pp->entry_kind == OW_PY_IS_ENTRY && py_u8(w->buf, at, pp->fr_entry))
+		v |= OW_PY_ENTRY;
+	if (python_mode > 1) {
+		instr = py_u64(w->buf, at, pp->fr_instr);
+		if (instr >= code + pp->co_code)
+			idx = (instr - code - pp->co_code) / 2;
+		if (idx > OW_PY_IDX_MAX)
+			idx = OW_PY_IDX_MAX;
+		v |= idx << OW_PY_IDX_SHIFT;
+	}
+	w->ips[n] = OW_FRAME(OW_FRAME_INTERP, v);
+	w->n = n + 1;
+	w->frames++;
+	w->frame = py_u64(w->buf, at, pp->fr_previous);
+	return 0;
+}
+
+/* The current task's stack was deferred (unwind_copy.bpf.h): counted when
+ * it is a Python process's (its Python frames are not walked). */
+static __always_inline void py_deferred(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (py_maybe(tgid) && bpf_map_lookup_elem(&pyprocs, &tgid))
+		count(&py_stats, OW_PY_DEFERRED);
+}
+
+/*
+ * Append the current task's Python frames to the n native frames of st;
+ * returns the new number of frames (n when there are none: not a Python
+ * process, or no Python running).  A global function: the verifier checks
+ * it once, not at each place a stack is taken (inlined, it took the switch
+ * program past the verifier's 1M instructions).
+ */
+__noinline int py_append(struct ow_stack *st, __u32 n)
+{
+	__u64 id = bpf_get_current_pid_tgid(), cframe = 0;
+	__u32 tgid = id >> 32, zero = 0;
+	struct py_walk w = {};
+
+	if (!st || n >= OW_MAX_STACK_DEPTH || !py_maybe(tgid))
+		return n;
+	w.pp = bpf_map_lookup_elem(&pyprocs, &tgid);
+	if (!w.pp)
+		return n;
+	w.buf = bpf_map_lookup_elem(&py_buf, &zero);
+	if (!w.buf)
+		return n;
+	w.tid = (__u32)id;
+	py_thread(&w);
+	if (!w.ts) {
+		count(&py_stats, OW_PY_NO_THREAD);
+		return n;
+	}
+	if (bpf_probe_read_user(&cframe, sizeof(cframe),
+				(void *)(w.ts + w.pp->ts_cframe)) || !cframe ||
+	    bpf_probe_read_user(&w.frame, sizeof(w.frame),
+				(void *)(cframe + w.pp->cf_frame)) || !w.frame) {
+		count(&py_stats, OW_PY_NO_FRAME);
+		return n;
+	}
+	w.ips = st->ips;
+	w.n = n;
+	w.stop = OW_PY_NR;
+	bpf_loop(OW_PY_MAX_FRAMES, py_step, &w, 0);
+	if (w.stop == OW_PY_NR && w.frame)
+		w.stop = OW_PY_CUT_DEPTH;
+	if (w.frames)
+		count(&py_stats, OW_PY_WALKED);
+	else if (w.stop == OW_PY_NR)
+		count(&py_stats, OW_PY_NO_FRAME);
+	if (w.stop != OW_PY_NR)
+		count(&py_stats, w.stop);
+	return w.n;
+}
+
+#endif

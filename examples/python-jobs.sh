@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# python-jobs.sh - off-wake graph of a threaded Python program (Debian's
+# python3.11 running tests/workloads/pyjobs.py: workers blocked in
+# queue.get, time.sleep, socket.recv and a sqlite3 callback), with its
+# Python frames in place of the interpreter's (--python, on by default).
+# Usage (root): examples/python-jobs.sh [--update] [SECONDS]
+# (build/examples/, or examples/ with --update: see common.sh)
+. "$(dirname "$0")/common.sh"
+# shellcheck disable=SC2086
+set -- $ARGS
+secs=${1:-4}
+bin=$BIN
+/usr/bin/python3.11 ../tests/workloads/pyjobs.py "$((secs + 3))" "$OUTDIR/python-jobs.tids" &
+pid=$!
+while [ ! -s "$OUTDIR/python-jobs.tids" ]; do sleep 0.05; done
+rm -f "$OUTDIR/python-jobs.tids"
+"$bin" -f -p "$pid" "$secs" > "$OUTDIR/python-jobs.folded"
+wait "$pid"
+"$bin" render --colors=chain --countname=us --minwidth=1 \
+	--title="Off-Wake Time: Python threads (pyjobs.py)" \
+	"$OUTDIR/python-jobs.folded" > "$OUTDIR/python-jobs.svg"
+echo "wrote $SHOWN/python-jobs.svg"

@@ -200,7 +200,7 @@ static void send_all(struct env *e)
 	/* typed frames: a marker, a native frame, a kind with no namer, an
 	 * unknown marker */
 	const uint64_t typed[] = { OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED),
-		UA(fn_beta, 1), OW_FRAME(OW_FRAME_INTERP, 0x1234),
+		UA(fn_beta, 1), OW_FRAME(OW_FRAME_KINDS, 0x1234),
 		OW_FRAME(OW_FRAME_MARKER, 99) };
 
 	send(e, REF(R_SLEEP), sleep, 6);

@@ -73,15 +73,25 @@ else
 fi
 
 # A soft IRQ on an interrupt's exit (or in ksoftirqd): still [softirq],
-# the interrupted task's user stack not shown.  (A timer tick that came
-# while some task had soft IRQs off runs at that task's local_bh_enable:
-# rare, in the tolerance.  Blocks whose wakeup was not seen, "--;" with
-# no waker after it, are not in the whole: a wakeup made while a task the
-# kernel hides from tracing ran has none (a quarter of them at load 10).)
+# the interrupted task's user stack not shown.  A timer tick that came
+# while some task had soft IRQs off runs at that task's local_bh_enable,
+# on its account (the task's own kernel path to __local_bh_enable_ip):
+# right too, and rare.  The timer soft IRQ runs an idle CPU's timers from
+# another CPU too (timer migration: tmigr_handle_remote ->
+# timer_expire_remote, not run_timer_softirq): up to 29% of the wakeups
+# in the ASan pass of make check, which a test that knew only
+# run_timer_softirq counted as unmarked (71-84%).  Blocks whose wakeup
+# was not seen, "--;" with no waker after it, are not in the whole: a
+# wakeup made while a task the kernel hides from tracing ran has none (a
+# quarter of them at load 10).  What is neither is printed on failure.
+TIMER=';--;[^-]*;__run_timers;(run_timer_softirq|timer_expire_remote;tmigr_handle_remote);handle_softirqs;'
 if cap timeout -p "$OS" 2; then
 	expect loopback_timer_softirq_marked timeout '^ow_lbt;.*;t_wait;.*;--;[^;]' \
-		';--;[^-]*;run_timer_softirq;handle_softirqs;[^-]*;\[softirq\];[^;]+ [0-9]+$' 80 100 \
-		"woken by the timer soft IRQ, marked"
+		"$TIMER([^-]*;\\[softirq\\];[^;]+ [0-9]+\$|(do_softirq[^;]*;)?__local_bh_enable_ip;)" 90 100 \
+		"woken by the timer soft IRQ, marked (or run by a task at its local_bh_enable)"
+	if [ "$(share "$TMPD/timeout" "$TIMER" '^ow_lbt;.*;t_wait;.*;--;[^;]')" -lt 90 ]; then
+		echo "(the wakeups not by the timer soft IRQ: $(grep -aE '^ow_lbt;.*;t_wait;.*;--;[^;]' "$TMPD/timeout" | grep -avE "$TIMER" | sed 's/.*;--;//' | sort -t' ' -k2 -rn | head -3 | cut -c1-300 | tr '\n' '|'))"
+	fi
 else
 	fail loopback_timer_capture "capture failed: $(cat "$TMPD/timeout.err")"
 fi

@@ -175,7 +175,7 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
 }
 
 /*
- * OFFWAKE_SNAPSHOT=FILE (a test setting, until a live view uses the
+ * OFFWAKE_SNAPSHOT=FILE (a test setting, as the live views use the
  * snapshot call): every second, the output as it would be now, written
  * atomically to FILE while the capture goes on.
  */

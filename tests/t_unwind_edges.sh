@@ -39,6 +39,18 @@ edges_capture() {
 }
 # The prefix of a stack from the entry to main.
 MAIN='^edges[_a-z]*;_start;__libc_start_main[^;]*;__libc_start_call_main;main;'
+# reach NAME FILE WHOLE PART WHAT: passes when the capture succeeded (st)
+# and at least 90% of the blocked time of $TMPD/FILE's lines matching
+# PART matches WHOLE too; a failure shows the commonest blocked sides.
+reach() {
+	local pct
+	pct=$(share "$TMPD/$2" "$3" "$4")
+	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
+		pass "$1 ($pct% $5)"
+	else
+		fail "$1" "status $st, $pct% $5: $(grep -aE "$4" "$TMPD/$2" | sed 's/;--;.*//' | sort | uniq -c | sort -rn | head -3 | cut -c1-300)"
+	fi
+}
 if ! { cc "${CF[@]}" -o "$TMPD/edges" "$WL/edges.c" &&
        cc -O2 -shared -fPIC -o "$TMPD/lib0.so" "$WL/edgelib.c"; } 2> "$TMPD/cc.err"; then
 	fail unwind_edges_build "$(head -c 300 "$TMPD/cc.err")"
@@ -83,12 +95,8 @@ for ld in bfd lld; do
 		continue
 	fi
 	edges_capture ld_$ld 2 "$TMPD/edges_$ld" deep 4 30
-	pct=$(share "$TMPD/ld_$ld" "${MAIN}deep;deep;deep;deep;deep;block_forever;read;" ';deep;block_forever;read;')
-	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
-		pass "unwind_edges_linker_$ld ($pct% of the blocked read time reaches _start)"
-	else
-		fail unwind_edges_linker_$ld "status $st, $pct% of the blocked read time reaches _start"
-	fi
+	reach unwind_edges_linker_$ld ld_$ld "${MAIN}deep;deep;deep;deep;deep;block_forever;read;" \
+		';deep;block_forever;read;' "of the blocked read time reaches _start"
 done
 
 # 4. Many libraries: 300 (past the 128 the index held: libc's frames lost
@@ -119,12 +127,8 @@ done
 # 5. A realigned frame: main;r1;r2 exactly (a frame-pointer step there
 # took rbp + 16 for the CFA and added a wrong frame: main;r1;r1;r2).
 edges_capture drap 2 "$TMPD/edges" drap 30
-pct=$(share "$TMPD/drap" "${MAIN}r1;r2;block_forever;read;" ';r2;block_forever;read;')
-if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
-	pass "unwind_edges_realigned ($pct% of the blocked read time exactly main;r1;r2)"
-else
-	fail unwind_edges_realigned "status $st, $pct% exactly main;r1;r2: $(grep -o 'main;[^-]*block_forever' "$TMPD/drap" | sort | uniq -c | head -3)"
-fi
+reach unwind_edges_realigned drap "${MAIN}r1;r2;block_forever;read;" ';r2;block_forever;read;' \
+	"of the blocked read time exactly main;r1;r2"
 
 # 6. A blocking constructor of a library loaded during the capture: its
 # one block's stack reaches _start through dlopen (it was cut at the
@@ -137,12 +141,9 @@ if cc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -shared -fPIC -DED
 	touch "$TMPD/ctor.go"	# the library is loaded now, traced
 	wait $OW; st=$?
 	kill $CP 2> /dev/null; wait $CP 2> /dev/null
-	pct=$(share "$TMPD/ctor" "${MAIN}.*dlopen.*;edgelib_ctor;ctor_wait;[a-z_]*nanosleep;" ';ctor_wait;[a-z_]*nanosleep;')
-	if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
-		pass "unwind_edges_dlopen_constructor ($pct% of the constructor's blocked time reaches _start)"
-	else
-		fail unwind_edges_dlopen_constructor "status $st, $pct% of the constructor's blocked time reaches _start: $(grep -o '^[^-]*ctor_wait' "$TMPD/ctor" | head -2)"
-	fi
+	reach unwind_edges_dlopen_constructor ctor \
+		"${MAIN}.*dlopen.*;edgelib_ctor;ctor_wait;[a-z_]*nanosleep;" \
+		';ctor_wait;[a-z_]*nanosleep;' "of the constructor's blocked time reaches _start"
 else
 	fail unwind_edges_dlopen_constructor "$(head -c 300 "$TMPD/cc.err")"
 fi
@@ -150,12 +151,8 @@ fi
 # 7. A 300000-byte frame: main;big1 whole (its CFA offset did not fit a
 # row: the rule was not followed).
 edges_capture big 2 "$TMPD/edges" big 30
-pct=$(share "$TMPD/big" "${MAIN}big1;block_forever;read;" ';big1;block_forever;read;')
-if [ $st -eq 0 ] && [ "$pct" -ge 90 ]; then
-	pass "unwind_edges_big_frame ($pct% of the blocked read time reaches _start)"
-else
-	fail unwind_edges_big_frame "status $st, $pct% reaches _start: $(grep -o '^[^-]*block_forever' "$TMPD/big" | sort | uniq -c | head -3)"
-fi
+reach unwind_edges_big_frame big "${MAIN}big1;block_forever;read;" ';big1;block_forever;read;' \
+	"of the blocked read time reaches _start"
 
 # 8. The summary's counts, blocked threads' and wakers' apart (the
 # wakers: the feeder thread's write(), walked whole).  A coroutine's

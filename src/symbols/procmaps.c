@@ -620,3 +620,11 @@ void procmaps_counts(const struct procmaps *pm, size_t *procs,
 		 pm->spaces * sizeof(struct space) +
 		 pm->lineages * sizeof(struct lineage);
 }
+
+bool procmaps_holds_segment(const struct pmap *m, uint64_t off,
+			    uint64_t filesz)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return m->off >= (off & ~(page - 1)) && m->off < off + filesz;
+}

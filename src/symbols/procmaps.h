@@ -55,6 +55,15 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
  */
 int procmaps_open(uint32_t tgid, const struct pmap *m);
 /*
+ * Whether mapping m holds the PT_LOAD segment at file offset off, filesz
+ * bytes long: the kernel maps a segment from its offset rounded down to a
+ * page (lld puts segments at offsets that are not page-aligned: 0x15080
+ * for vaddr 0x16080), so the mapping may start before the segment, in
+ * the page it shares with the one before.
+ */
+bool procmaps_holds_segment(const struct pmap *m, uint64_t off,
+			    uint64_t filesz);
+/*
  * Warn about the maps and files we were refused, and the files changed on
  * disk since they were mapped (a capture without
  * CAP_SYS_PTRACE and friends), naming the first and the capabilities that

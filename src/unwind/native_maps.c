@@ -351,19 +351,6 @@ static struct pmap *copy_maps(const struct pmap *maps, size_t n)
 	return copy;
 }
 
-/*
- * Whether mapping m holds segment s: the kernel maps a PT_LOAD from its
- * offset rounded down to a page (lld puts segments at offsets that are
- * not page-aligned: 0x15080 for vaddr 0x16080), so the mapping may start
- * before the segment, in the page it shares with the one before.
- */
-static bool maps_segment(const struct pmap *m, const struct seg *s)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	return m->off >= (s->off & ~(page - 1)) && m->off < s->off + s->filesz;
-}
-
 /* An executable file mapping (with its table, or without: nrows 0), and
  * its file's path. */
 struct umap_of {
@@ -443,7 +430,7 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		for (size_t k = 0; k < f->nsegs; k++) {
 			const struct seg *s = &f->segs[k];
 
-			if (!maps_segment(m, s) ||
+			if (!procmaps_holds_segment(m, s->off, s->filesz) ||
 			    ow_grow(&all, &allcap, nall, sizeof(*all)))
 				continue;
 			all[nall++] = (struct umap_of){ m->path, {

@@ -149,8 +149,8 @@ static void read_dynsym(Elf *elf, struct py_file *f)
 	f->python = rt && ver;
 }
 
-/* The load segment of elf that maps file offset off. */
-static bool text_segment(Elf *elf, uint64_t off, struct py_file *f)
+/* The load segment of elf that mapping m holds. */
+static bool text_segment(Elf *elf, const struct pmap *m, struct py_file *f)
 {
 	size_t n;
 
@@ -160,8 +160,7 @@ static bool text_segment(Elf *elf, uint64_t off, struct py_file *f)
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
-		    off >= (ph.p_offset & ~4095ULL) &&
-		    off < ph.p_offset + ph.p_filesz) {
+		    procmaps_holds_segment(m, ph.p_offset, ph.p_filesz)) {
 			f->load_off = ph.p_vaddr - ph.p_offset;
 			return true;
 		}
@@ -189,7 +188,7 @@ static const struct py_file *file_of(struct pyprocs *p, uint32_t tgid,
 		return NULL;
 	}
 	read_dynsym(elf, f);
-	if (f->python && !text_segment(elf, m->off, f))
+	if (f->python && !text_segment(elf, m, f))
 		f->python = false;
 	elf_end(elf);
 	close(fd);

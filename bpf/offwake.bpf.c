@@ -44,8 +44,10 @@
  * silently: every failure is counted per cause in the losses map, and the
  * blocks counted are counted too (for the live status line).
  *
- * Stacks: bpf_get_stack() writes into a per-CPU buffer; a 64-bit hash of
- * the valid frames (63 bits used) is the stack's reference.  When the
+ * Stacks: bpf_get_stack() (a kernel stack: or the task's last one there,
+ * checked again, kstack_cache.bpf.h) writes into a per-CPU buffer; a
+ * 64-bit hash of the valid frames (63 bits used) is the stack's
+ * reference.  When the
  * hash is not in its slot of "seen" (a direct-mapped cache: an array
  * indexed by the hash's low bits, each slot holding a whole hash), the
  * frames go to user space through the ring buffer, which keeps every
@@ -73,6 +75,7 @@
 #include "offwake.h"
 #include "unwind_native.bpf.h"
 #include "unwind_python.bpf.h"
+#include "kstack_cache.bpf.h"
 #include "cgroup_filter.bpf.h"
 
 #define SEEN_EVENTS	3
@@ -339,10 +342,12 @@ static __always_inline __u64 hash_end(__u64 h)
 
 /* bpf_get_stack() for the current task, user stacks by the native
  * unwinder (unwind_native.bpf.h; its walks counted on side, enum
- * ow_uw_side). */
-static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
-				       bool btf, __u32 side)
+ * ow_uw_side), kernel stacks through the task's cache of them
+ * (kstack_cache.bpf.h). */
+static __always_inline long take_stack(void *ctx, struct ow_stack *st,
+				       __u64 flags, bool btf, __u32 side)
 {
+	__u64 *ips = st->ips;
 	long len;
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
@@ -350,6 +355,8 @@ static __always_inline long take_stack(void *ctx, __u64 *ips, __u64 flags,
 		if (len >= 0 || len == UW_DEFERRED)
 			return len;
 	}
+	if (!(flags & BPF_F_USER_STACK) && btf)
+		return kc_stack(ctx, st, side);
 	return bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
 			     flags);
 }
@@ -371,7 +378,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	if (!st)
 		return ENOSPC;
 	st->nr = 0;
-	len = take_stack(ctx, st->ips, flags, btf, side);
+	len = take_stack(ctx, st, flags, btf, side);
 	if (len == UW_DEFERRED) {	/* its own reference (unwind_copy.h) */
 		if ((flags & BPF_F_USER_STACK) && python_mode)
 			py_deferred();

@@ -13,6 +13,7 @@
 #include "unwind_native.h"
 #include "unwind_copy.h"
 #include "unwind_python.h"
+#include "kstack_cache.h"
 
 #define OW_COMM_LEN	16
 #define OW_MAX_STACK_DEPTH	127

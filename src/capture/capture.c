@@ -68,6 +68,7 @@
 #include <unistd.h>
 #include "capture.h"
 #include "engine.h"
+#include "kstack_cache.h"
 #include "memstats.h"
 #include "common/privs.h"
 #include "common/proc.h"
@@ -297,6 +298,8 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	/* --chain-depth: the keys grow by a level each (offwake.h) */
 	s->rodata->chain_depth = o->chain_depth;
 	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
+	s->rodata->kc_check = env_uint("OFFWAKE_KSTACK_CHECK", 0) != 0;
+	s->rodata->kc_direct = !raw && kstack_cache_direct();
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
@@ -829,6 +832,38 @@ static void syscall_entry(struct capture *c)
 	}
 }
 
+/* The kernel stack cache (bpf/kstack_cache.bpf.h): the kernel's ORC
+ * table for it, or why there is none (OFFWAKE_KSTACK_CACHE=0 turns it
+ * off, for comparisons). */
+static void kstack_cache(struct capture *c)
+{
+	struct kc_orc t;
+
+	if (!c->skel->rodata->want_kstack)
+		return;
+	if (!bpf_map__autocreate(c->skel->maps.tstore)) {	/* raw_tp */
+		c->kc_off = "the raw_tp programs";
+		return;
+	}
+	if (!env_uint("OFFWAKE_KSTACK_CACHE", 1)) {
+		c->kc_off = "OFFWAKE_KSTACK_CACHE=0";
+		return;
+	}
+	if (kstack_cache_find(NULL, &t, &c->kc_off))
+		return;
+	c->skel->bss->kc_orc_ip = t.ip;
+	c->skel->bss->kc_orc = t.orc;
+	c->skel->bss->kc_text_lo = t.text_lo;
+	c->skel->bss->kc_text_hi = t.text_hi;
+	__atomic_store_n(&c->skel->bss->kc_orc_nr, t.nr, __ATOMIC_RELEASE);
+}
+
+void capture_report_kstacks(const struct capture *c)
+{
+	if (c->skel && c->skel->rodata->want_kstack)
+		kstack_cache_report(c->kc, c->kc_off);
+}
+
 /* A deferred stack walked: stored as if the kernel side had sent it. */
 static void got_walked(void *ctx, const struct ow_stack *st, size_t len)
 {
@@ -1124,7 +1159,10 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	}
 	install_signals();
 	/* kallsyms after the load: it names our programs, shown as plumbing */
-	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks) || attach(c))
+	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
+		return -1;
+	kstack_cache(c);	/* before attaching: a tracer's start is short */
+	if (attach(c))
 		return -1;
 	syscall_entry(c);
 	c->fo.locs = o->locs;	/* addresses and files too */
@@ -1281,6 +1319,7 @@ int capture_finish(struct capture *c)
 	read_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
 	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
 	read_percpu(c->skel->maps.py_stats, c->pys, OW_PY_NR);
+	read_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
 	if (c->defer)
 		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);

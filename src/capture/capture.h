@@ -73,5 +73,7 @@ void capture_report_empty(const struct capture *c);
 void capture_report_unwind(const struct capture *c);
 /* How Python stacks were walked (--python), on standard error. */
 void capture_report_python(const struct capture *c);
+/* How kernel stacks were taken (the kernel stack cache). */
+void capture_report_kstacks(const struct capture *c);
 
 #endif

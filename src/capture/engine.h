@@ -82,6 +82,9 @@ struct capture {
 	struct pyprocs *py;		/* CPython processes (NULL: --python=off) */
 	struct pynames *pyn;		/* their frames' names */
 	uint64_t pys[OW_PY_NR];		/* how Python stacks went */
+	uint64_t kc[OW_KC_NR];		/* how kernel stacks were taken */
+	const char *kc_off;		/* why there is no kernel stack cache
+					 * (NULL: there is one) */
 	/* the loop (capture_loop()) */
 	double start, end;		/* end: 0 without a DURATION */
 	double next_tick[8];		/* the tick table's next times */

@@ -340,6 +340,8 @@ int capture_main(struct capture_opts *o)
 			capture_report_unwind(c);
 		if (!o->quiet)
 			capture_report_python(c);
+		if (!o->quiet)
+			capture_report_kstacks(c);
 		if (!o->cmd)
 			report_exited(o);
 		live_step(live, LIVE_REPORT);

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kstack_cache.c - user space's side of the kernel stack cache
+ * (bpf/kstack_cache.bpf.h): find the kernel's ORC table for it (the
+ * __start_orc_unwind_ip and __start_orc_unwind symbols; entries of the
+ * layout the BPF side reads, checked against the kernel's BTF), and say
+ * what it did.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include "kstack_cache.h"
+#include "../common/util.h"
+
+/* The symbols, in struct kc_orc's order of need. */
+static const char *const syms[] = {
+	"__start_orc_unwind_ip", "__stop_orc_unwind_ip", "__start_orc_unwind",
+	"_stext", "_etext",
+};
+#define NSYMS (sizeof(syms) / sizeof(*syms))
+
+/* struct orc_entry as the BPF side reads it: member, bit offset, bits. */
+static const struct {
+	const char *name;
+	unsigned off, bits;
+} layout[] = {
+	{ "sp_offset", 0, 0 }, { "bp_offset", 16, 0 }, { "sp_reg", 32, 4 },
+	{ "bp_reg", 36, 4 }, { "type", 40, 3 }, { "signal", 43, 1 },
+};
+#define NLAYOUT (sizeof(layout) / sizeof(*layout))
+
+/* Whether the kernel's struct orc_entry is 6 bytes laid out as above. */
+static bool layout_ok(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	bool ok = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "orc_entry", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t || t->size != 6 || btf_vlen(t) != NLAYOUT)
+		goto out;
+	m = btf_members(t);
+	for (size_t i = 0; i < NLAYOUT; i++) {
+		unsigned bits = btf_member_bitfield_size(t, i);
+
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off), layout[i].name) ||
+		    btf_member_bit_offset(t, i) != layout[i].off ||
+		    bits != layout[i].bits)
+			goto out;
+	}
+	ok = true;
+out:
+	btf__free(btf);
+	return ok;
+}
+
+int kstack_cache_find(const char *path, struct kc_orc *t, const char **why)
+{
+	uint64_t at[NSYMS] = { 0 };
+	unsigned long long addr;
+	char line[512], name[256], type;
+	size_t found = 0;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	if (!layout_ok()) {
+		*why = "the kernel's ORC entries are not of the layout known";
+		return -1;
+	}
+	f = fopen(path ? path : "/proc/kallsyms", "r");
+	if (!f) {
+		*why = "/proc/kallsyms not readable";
+		return -1;
+	}
+	while (found < NSYMS && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3)
+			for (size_t i = 0; i < NSYMS; i++)
+				if (!at[i] && addr && !strcmp(name, syms[i])) {
+					at[i] = addr;
+					found++;
+				}
+	fclose(f);
+	if (found < NSYMS || at[1] <= at[0] || (at[1] - at[0]) % 4 ||
+	    at[4] <= at[3]) {
+		*why = "no ORC table in /proc/kallsyms";
+		return -1;
+	}
+	t->ip = at[0];
+	t->nr = (at[1] - at[0]) / 4;
+	t->orc = at[2];
+	t->text_lo = at[3];
+	t->text_hi = at[4];
+	return 0;
+}
+
+bool kstack_cache_direct(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id = btf ? btf__find_by_name_kind(btf, "bpf_rdonly_cast",
+					      BTF_KIND_FUNC) : -1;
+	/* r0 = *(u64 *)bpf_rdonly_cast(r1 = a kernel address, 0); return 0
+	 * (loaded, not run: the verifier's answer is the test) */
+	struct bpf_insn prog[] = {
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
+		  .imm = 0 },
+		{ .imm = (int)0xffff8880 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL,
+		  .imm = id },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd;
+
+	btf__free(btf);
+	if (id <= 0)
+		return false;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", prog,
+			   sizeof(prog) / sizeof(*prog), NULL);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+void kstack_cache_report(const uint64_t *kc, const char *off_why)
+{
+	static const char *const why[OW_KC_NR] = {
+		[OW_KC_OFF_STACK] = "reaching off the task's stack",
+		[OW_KC_FOREIGN] = "with a module's or BPF's frames",
+		[OW_KC_DEEP] = "too deep",
+		[OW_KC_RULE] = "with an ORC rule not followed",
+		[OW_KC_NO_END] = "not ending at user mode",
+	};
+	char rest[512] = "";
+	size_t len = 0;
+	uint64_t all = kc[OW_KC_HIT] + kc[OW_KC_WALKED] + kc[OW_KC_IRQ];
+
+	if (off_why) {
+		fprintf(stderr, OW_PROG ": kernel stacks: all walked (no cache: %s)\n",
+			off_why);
+		return;
+	}
+	if (!all)
+		return;
+	for (int i = OW_KC_OFF_STACK; i < OW_KC_MISMATCH; i++)
+		if (kc[i] && len < sizeof(rest))
+			len += snprintf(rest + len, sizeof(rest) - len, "%s%llu %s",
+					len ? ", " : "", (unsigned long long)kc[i],
+					why[i]);
+	fprintf(stderr, OW_PROG ": kernel stacks: %llu of %llu the task's last one there, checked (%.1f%%); %llu walked (%llu on an interrupt's stack), %llu of them kept for the next time%s%s\n",
+		(unsigned long long)kc[OW_KC_HIT], (unsigned long long)all,
+		100.0 * kc[OW_KC_HIT] / all,
+		(unsigned long long)(kc[OW_KC_WALKED] + kc[OW_KC_IRQ]),
+		(unsigned long long)kc[OW_KC_IRQ],
+		(unsigned long long)kc[OW_KC_LEARNED],
+		len ? "; not kept: " : "", rest);
+	if (kc[OW_KC_MISMATCH])
+		fprintf(stderr, OW_PROG ": warning: kernel stacks: %llu taken from the cache differed from the kernel's walk (OFFWAKE_KSTACK_CHECK)\n",
+			(unsigned long long)kc[OW_KC_MISMATCH]);
+}

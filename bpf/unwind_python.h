@@ -33,6 +33,12 @@ struct ow_pyproc {
 	__u16 entry_kind;	/* enum ow_py_entry */
 	__u16 fr_base, fr_len;	/* the bytes of a frame read: the fields
 				 * above, first to last (set by user space) */
+	__u16 ts_chunk;		/* PyThreadState.datastack_chunk */
+	__u16 ts_top;		/* PyThreadState.datastack_top */
+	__u16 sc_data;		/* _PyStackChunk.data */
+	__u16 ts_base, ts_len;	/* the bytes of a thread state read: from
+				 * the first of ts_cframe, ts_tid, ts_chunk,
+				 * ts_top to the last (set by user space) */
 };
 
 /* What fr_entry is. */

@@ -12,7 +12,7 @@
 # sleeps, threads started by threading.Thread(target=...) and the main
 # thread; --python=lines adds the line; --python=off keeps the
 # interpreter's C frames; pprof has each code object's file and first line; a process that exits during the capture keeps
-# its names; pyenv's 3.12 (where there is one) is stitched the same; a
+# its names; 40 big frames (24 KiB of data stack) all shown; pyenv's 3.12 (where there is one) is stitched the same; a
 # CPython version not supported (pyenv's 3.13) is named in one warning.
 # Shares of blocked time with wide tolerances (a noisy 2-core VM).
 . "$(dirname "$0")/lib.sh"
@@ -150,6 +150,31 @@ if cap short -p "$S" 7 && ! kill -0 "$S" 2>/dev/null; then
 	fi
 else
 	fail python_exit "capture failed, or the process still runs: $(cat "$TMPD/short.err")"
+fi
+
+# A deep stack of big frames (60 locals: about 600 bytes each, 24 KiB in
+# all): more than one read of the data stack (8 KiB at most) and frames in
+# an older chunk of it (16 KiB), read alone: all 40 in their order.
+locs=$(seq -s= -f 'a%g' 0 59)
+cat > "$TMPD/bigframes.py" <<PYEOF
+import time
+def big(n):
+    $locs = n
+    if n > 1:
+        return big(n - 1)
+    while True:
+        time.sleep(0.02)
+big(40)
+PYEOF
+"$PY" "$TMPD/bigframes.py" & B=$!
+cap big -p "$B" 2
+kill $B 2>/dev/null
+wait $B 2>/dev/null
+pct=$(share "$TMPD/big" "<module> \\(bigframes.py\\);(big \\(bigframes.py\\);){40}time_sleep" .)
+if [ "$pct" -ge 90 ]; then
+	pass python_big_frames
+else
+	fail python_big_frames "${pct}% of the time shows 40 big frames: $(sort -t' ' -k2 -n "$TMPD/big" | tail -1 | sed 's/big (bigframes.py);/B;/g' | cut -c1-800) $(head -c 300 "$TMPD/big.err")"
 fi
 
 # 3.12 (pyenv's, where there is one: its frames end at a C entry shim,

@@ -44,7 +44,8 @@ static const struct py_version versions[] = {
 		.walk = { .rt_interp = 40, .is_tstate = 16, .ts_next = 8,
 			  .ts_cframe = 56, .ts_tid = 160, .cf_frame = 8,
 			  .fr_code = 32, .fr_previous = 48, .fr_instr = 56,
-			  .fr_entry = 68, .co_code = 184, .version = 0x030b },
+			  .fr_entry = 68, .co_code = 184, .version = 0x030b,
+			  .ts_chunk = 296, .ts_top = 304, .sc_data = 24 },
 		.names = { .version = 0x030b, .co_filename = 112,
 			   .co_name = 120, .co_qualname = 128,
 			   .co_firstlineno = 72, .co_linetable = 136,
@@ -57,7 +58,8 @@ static const struct py_version versions[] = {
 			  .ts_cframe = 56, .ts_tid = 144, .cf_frame = 0,
 			  .fr_code = 0, .fr_previous = 8, .fr_instr = 56,
 			  .fr_entry = 70, .co_code = 192, .version = 0x030c,
-			  .entry_kind = OW_PY_OWNER_CSTACK },
+			  .entry_kind = OW_PY_OWNER_CSTACK,
+			  .ts_chunk = 232, .ts_top = 240, .sc_data = 24 },
 		.names = { .version = 0x030c, .co_filename = 112,
 			   .co_name = 120, .co_qualname = 128,
 			   .co_firstlineno = 68, .co_linetable = 136,
@@ -209,18 +211,32 @@ static bool maybe_python(const char *path)
 	return !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9);
 }
 
-/* The bytes of a frame the walk reads: from its first field to its last. */
-static void frame_span(struct ow_pyproc *e)
+/* The bytes from the first of n 8-byte fields (and the byte at b1) to
+ * the last: *base (8-aligned) and *len. */
+static void span(const uint16_t *f8, size_t n, uint16_t b1, uint16_t *base,
+		 uint16_t *len)
 {
-	const uint16_t f8[] = { e->fr_code, e->fr_previous, e->fr_instr };
-	uint16_t lo = e->fr_entry, hi = e->fr_entry + 1;
+	uint16_t lo = b1, hi = b1 + 1;
 
-	for (size_t i = 0; i < sizeof(f8) / sizeof(*f8); i++) {
+	for (size_t i = 0; i < n; i++) {
 		lo = f8[i] < lo ? f8[i] : lo;
 		hi = f8[i] + 8 > hi ? f8[i] + 8 : hi;
 	}
-	e->fr_base = lo & ~7;
-	e->fr_len = hi - e->fr_base;
+	*base = lo & ~7;
+	*len = hi - *base;
+}
+
+/* The bytes of a frame and of a thread state the walk reads: from their
+ * first field to their last. */
+static void read_spans(struct ow_pyproc *e)
+{
+	const uint16_t fr[] = { e->fr_code, e->fr_previous, e->fr_instr };
+	const uint16_t ts[] = { e->ts_cframe, e->ts_tid, e->ts_chunk,
+				e->ts_top };
+
+	span(fr, sizeof(fr) / sizeof(*fr), e->fr_entry, &e->fr_base,
+	     &e->fr_len);
+	span(ts, sizeof(ts) / sizeof(*ts), e->ts_tid, &e->ts_base, &e->ts_len);
 }
 
 static const struct py_version *find_version(unsigned mm)
@@ -269,7 +285,7 @@ static int found(struct pyprocs *p, uint32_t tgid, struct py_proc *pr,
 	}
 	e = pr->v->walk;
 	e.runtime = bias + f->runtime;
-	frame_span(&e);
+	read_spans(&e);
 	if (bpf_map_update_elem(p->map_fd, &tgid, &e, BPF_ANY))
 		return -1;
 	if (!pr->in_map)

@@ -40,9 +40,12 @@ svgcheck() {
 	skip "$1" "cannot build tests/tools/svgcheck.c (libxml2-dev?): $(head -c 300 "$TMPD/cc.err")"
 	return 1
 }
-# attached PID: wait (up to 20 s) until capture PID's BPF links exist:
-# tracing starts right after (attaching is the capture's last step before
-# its traced window); loading takes a second or more on a busy machine
+# attached PID: wait (up to 20 s) until capture PID's BPF links exist;
+# loading takes a second or more on a busy machine.  The traced window
+# starts when the programs are armed, after the last link: ms later, or
+# more on a busy machine (a block that starts at once may begin before it
+# and not be counted).  A test that needs its workload's first block runs
+# it as -- CMD, which the capture lets exec once armed.
 attached() {
 	for _ in $(seq 1000); do
 		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0

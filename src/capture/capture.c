@@ -895,7 +895,9 @@ static void walk_deferred(struct capture *c, double ms, bool final)
 		uw_defer_walk(c->defer, NULL, got_walked, c);
 }
 
-/* ring_buffer__consume() between two table builds */
+/* ring_buffer__consume() between two table builds, and during one (a
+ * large file's takes seconds in a sanitised build: a process that lived
+ * less would be read too late, its maps gone, its frames [unknown]) */
 static void keep_up(void *ctx)
 {
 	struct capture *c = ctx;

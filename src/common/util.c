@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "util.h"
 
@@ -102,4 +103,12 @@ size_t ow_count_le(const void *base, size_t n, size_t sz, size_t off, uint64_t k
 			hi = mid;
 	}
 	return lo;
+}
+
+double ow_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }

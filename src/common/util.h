@@ -44,5 +44,7 @@ int ow_grow(void *arr, size_t *cap, size_t n, size_t sz);
 /* In n elements of sz bytes sorted by the uint64_t at byte offset off:
  * how many have a key <= key (the index after the last such element). */
 size_t ow_count_le(const void *base, size_t n, size_t sz, size_t off, uint64_t key);
+/* CLOCK_MONOTONIC in milliseconds. */
+double ow_now_ms(void);
 
 #endif

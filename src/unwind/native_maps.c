@@ -89,14 +89,6 @@ struct cfi {
 	struct cfi_stats st;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
 		    int umaps_fd)
 {
@@ -207,14 +199,15 @@ static void note_unfollowed(struct cfi_stats *st, const char *name, size_t rows)
 	w[at].rows = rows;
 }
 
-/* Build and load the table of the file mapped at m in tgid. */
+/* Build and load the table of the file mapped at m in tgid (between()
+ * as for cfi_work(): also while a large table is built). */
 static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
-		      const struct pmap *m)
+		      const struct pmap *m, void (*between)(void *), void *ctx)
 {
 	struct uw_table t = { 0 };
 	char err[256];
 	const char *base;
-	double t0 = now_ms(), ms;
+	double t0 = ow_now_ms(), ms;
 	int fd = procmaps_open(tgid, m);
 
 	if (fd < 0) {
@@ -222,7 +215,7 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 		return;
 	}
 	read_segs(f, fd);
-	if (uw_table_build(fd, m->path, &t, err, sizeof(err))) {
+	if (uw_table_build(fd, m->path, &t, err, sizeof(err), between, ctx)) {
 		if (errno == ENOENT)
 			c->st.no_cfi++;
 		else
@@ -231,7 +224,7 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 		return;
 	}
 	close(fd);
-	ms = now_ms() - t0;
+	ms = ow_now_ms() - t0 - t.between_ms;
 	base = strrchr(m->path, '/');
 	base = base ? base + 1 : m->path;
 	c->st.build_ms += ms;
@@ -255,7 +248,8 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 }
 
 static struct cfi_file *get_file(struct cfi *c, uint32_t tgid,
-				 const struct pmap *m)
+				 const struct pmap *m, void (*between)(void *),
+				 void *ctx)
 {
 	struct cfi_file *f = htab_get(&c->files, m->dev, m->ino);
 
@@ -270,7 +264,7 @@ static struct cfi_file *get_file(struct cfi *c, uint32_t tgid,
 		free(f);
 		return NULL;
 	}
-	load_file(c, f, tgid, m);
+	load_file(c, f, tgid, m, between, ctx);
 	return f;
 }
 
@@ -413,7 +407,7 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		if (!file_backed(m))
 			continue;
 		built = !htab_get(&c->files, m->dev, m->ino);
-		f = get_file(c, p->tgid, m);
+		f = get_file(c, p->tgid, m, between, ctx);
 		if (built && between)
 			between(ctx);
 		if (!f || ow_grow(&files, &cap, nfiles, sizeof(*files)))
@@ -467,7 +461,7 @@ void cfi_queue(struct cfi *c, uint32_t tgid)
 	if (ow_grow(&c->queue, &c->queuecap, c->nqueue, sizeof(*c->queue)))
 		return;
 	c->queue[c->nqueue++] = tgid;
-	p->queued = now_ms();
+	p->queued = ow_now_ms();
 	p->version = 0;		/* read again, even if the same maps */
 }
 
@@ -551,7 +545,7 @@ static size_t build(struct cfi *c, struct cfi_proc *p,
 		drop_proc(c, p);
 		return 0;
 	}
-	lag = now_ms() - lag;
+	lag = ow_now_ms() - lag;
 	c->st.lag_sum_ms += lag;
 	c->st.lags++;
 	if (lag > c->st.lag_max_ms)
@@ -562,11 +556,11 @@ static size_t build(struct cfi *c, struct cfi_proc *p,
 size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		void *ctx)
 {
-	double until = now_ms() + budget_ms;
+	double until = ow_now_ms() + budget_ms;
 	size_t done = 0;
 
 	/* one at a time: update() may call between(), which may queue */
-	while (c->nqueue && now_ms() < until) {
+	while (c->nqueue && ow_now_ms() < until) {
 		uint32_t tgid = c->queue[--c->nqueue];
 
 		done += build(c, htab_get(&c->procs, tgid, 0), between, ctx);

@@ -72,8 +72,9 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent);
  * Load the tables of the queued processes (their maps are read first when
  * never read) for about budget_ms at most (a file's table is not cut: the
  * rest stays queued, so the caller's loop keeps draining and answering
- * signals); between two files, between(ctx) is called (to keep up with
- * the ring buffer).  Returns how many processes were done.
+ * signals); between two files, and every 20 ms or so while a file's
+ * table is built (uw_table_build()), between(ctx) is called (to keep up
+ * with the ring buffer).  Returns how many processes were done.
  */
 size_t cfi_work(struct cfi *c, double budget_ms, void (*between)(void *),
 		void *ctx);

@@ -71,6 +71,7 @@
 #define REG_RSP		7
 #define REG_RA		16
 #define PC_LIMIT	(1ULL << 32)
+#define BETWEEN_MS	20	/* between() at least this often */
 
 enum src { SRC_EH, SRC_DEBUG };
 
@@ -106,7 +107,24 @@ struct builder {
 	size_t nsegs;
 	struct cie_enc *cies;
 	size_t ncies, ciecap;
+	void (*between)(void *);
+	void *ctx;
+	double last_ms;		/* when between() last returned */
 };
+
+/* between(), when BETWEEN_MS have passed since it last returned (a large
+ * file's rows take seconds: the capture keeps reading its ring buffer);
+ * its time is counted apart from the build's. */
+static void maybe_between(struct builder *b)
+{
+	double t;
+
+	if (!b->between || (t = ow_now_ms()) - b->last_ms < BETWEEN_MS)
+		return;
+	b->between(b->ctx);
+	b->last_ms = ow_now_ms();
+	b->t->between_ms += b->last_ms - t;
+}
 
 static int fail(struct builder *b, int e, const char *fmt, ...)
 {
@@ -693,6 +711,7 @@ static int fde_rows(struct builder *b, const struct fde *x, uint64_t next_lo)
 		bool signalp = false;
 		struct ow_urow row = { .cfa = OW_CFA_NONE, .off = OW_NONE_RULE };
 
+		maybe_between(b);	/* a row costs its FDE's program so far */
 		if (dwarf_cfi_addrframe(cfi, addr, &f)) {
 			b->t->nother++;
 			r = emit(b, addr, row);	/* NONE to the FDE's end */
@@ -763,9 +782,10 @@ static void builder_end(struct builder *b)
 }
 
 int uw_table_build(int fd, const char *name, struct uw_table *t,
-		   char *err, size_t errlen)
+		   char *err, size_t errlen, void (*between)(void *), void *ctx)
 {
-	struct builder b = { .name = name, .err = err, .errlen = errlen, .t = t };
+	struct builder b = { .name = name, .err = err, .errlen = errlen, .t = t,
+			     .between = between, .ctx = ctx, .last_ms = ow_now_ms() };
 	struct fdes all = { 0 };
 	int r;
 

@@ -48,16 +48,20 @@ struct uw_table {
 				 * segments, unknown pointer encoding, bad CIE */
 	size_t noverlap;	/* FDEs left out: overlap one kept before */
 	int debug_frame;	/* 1: rows from .debug_frame too */
+	double between_ms;	/* spent in between() (uw_table_build()) */
 };
 
 /*
  * Build the table of an ELF file open on fd (name for messages).  Returns
  * 0, or -1 with errno set and a one-line reason in err (the file has no
  * CFI: ENOENT; not x86_64 ELF: ENOTSUP; malformed: EINVAL; no memory:
- * ENOMEM).  An empty table (nrows 0) is never returned with 0.
+ * ENOMEM).  An empty table (nrows 0) is never returned with 0.  Meanwhile
+ * between(ctx), when not NULL, is called every 20 ms or so (a large
+ * file's table takes seconds in a sanitised build: the capture reads its
+ * ring buffer there, so that it learns of processes while they live).
  */
 int uw_table_build(int fd, const char *name, struct uw_table *t,
-		   char *err, size_t errlen);
+		   char *err, size_t errlen, void (*between)(void *), void *ctx);
 void uw_table_free(struct uw_table *t);
 
 /* The row for pc (relative to base): the last row with row.pc <= pc, or

@@ -96,7 +96,7 @@ static int one(const char *name, int summary)
 		return 1;
 	}
 	t0 = now_ms();
-	r = uw_table_build(fd, name, &t, err, sizeof(err));
+	r = uw_table_build(fd, name, &t, err, sizeof(err), NULL, NULL);
 	t0 = now_ms() - t0;
 	close(fd);
 	if (r) {

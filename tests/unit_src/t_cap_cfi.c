@@ -134,7 +134,7 @@ static void check_file(const struct ow_umaps *um, const struct ow_urow *rows,
 	for (uint32_t i = 0; um && i < um->n; i++)
 		if (addr >= um->m[i].start && addr < um->m[i].end)
 			m = &um->m[i];
-	if (fd < 0 || uw_table_build(fd, path, &t, err, sizeof(err))) {
+	if (fd < 0 || uw_table_build(fd, path, &t, err, sizeof(err), NULL, NULL)) {
 		snprintf(what, sizeof(what), "%s: %s", path, err);
 		check(0, name, "%s", what);
 	} else if (!m) {

@@ -47,7 +47,7 @@ static int build(const char *path, struct uw_table *t, char *err, size_t len)
 		memset(t, 0, sizeof(*t));
 		return -1;
 	}
-	r = uw_table_build(fd, path, t, err, len);
+	r = uw_table_build(fd, path, t, err, len, NULL, NULL);
 	close(fd);
 	return r;
 }

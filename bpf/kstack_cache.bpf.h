@@ -7,8 +7,9 @@
  * over).
  *
  * Each task keeps, per side (enum ow_uw_side: the blocked task at its
- * switch, the waker at its wakeup), the last kernel stack the kernel
- * walked there, with the ORC entry of each of its frames (the kernel's
+ * switch, the waker at its wakeup), the last two kernel stacks the kernel
+ * walked there (KC_WAYS: a thread often alternates between two, a read
+ * and a write, or a sleep and a preemption), with the ORC entry of each of its frames (the kernel's
  * own table, __start_orc_unwind_ip/__start_orc_unwind, read once per
  * frame when the stack is learned).  Taking it again replays the
  * kernel's ORC unwinder (arch/x86/kernel/unwind_orc.c) with those
@@ -86,12 +87,17 @@ struct kc_entry {
 	__u64 ip0;		/* the BPF program's own frame */
 	__u64 below;		/* the program's frame pointer is this much
 				 * below its context (the top comment) */
+	__u64 failed;		/* kc_sign() of the last stack not kept
+				 * (kc_learn() failed): not tried again */
 	struct kc_frame f[KC_MAX];
 };
 
+#define KC_WAYS		2		/* stacks kept per side */
 struct kc_task {
 	__u64 spill;		/* where a pointer becomes a number */
-	struct kc_entry e[OW_UW_SIDES];
+	__u8 last[OW_UW_SIDES];	/* the way taken last, per side */
+	__u8 pad[6];
+	struct kc_entry e[OW_UW_SIDES][KC_WAYS];
 };
 
 struct {
@@ -226,6 +232,18 @@ __noinline int kc_orc_find(__u64 ip, struct kc_frame *f)
 	return 0;
 }
 
+/* A stack's signature (its frames and their number), for kc_entry.failed:
+ * a stack that cannot be learned (a module's frame, a rule not followed)
+ * is not looked up in the ORC table again each time it comes. */
+static __always_inline __u64 kc_sign(const struct ow_stack *st, __u32 nr)
+{
+	__u64 h = nr + 1;
+
+	for (__u32 j = 0; j < KC_MAX && j < nr; j++)
+		h = (h ^ st->ips[j]) * 0x9e3779b97f4a7c15ULL;
+	return h | 1;
+}
+
 /*
  * Learn the nr frames in ips (just walked by the kernel) into e: each
  * frame's ORC entry, then a replay that must give them back.  0, or why
@@ -246,10 +264,11 @@ __noinline int kc_learn(struct kc_entry *e, struct ow_stack *st,
 	if (nr < 2 || nr > KC_MAX)
 		return OW_KC_DEEP;
 	e->ip0 = st->ips[0];
+	for (__u32 j = 1; j < KC_MAX && j < nr; j++)	/* before any lookup */
+		if (st->ips[j] < kc_text_lo || st->ips[j] >= kc_text_hi)
+			return OW_KC_FOREIGN;
 	for (__u32 j = 1; j < KC_MAX && j < nr; j++) {
 		ip = st->ips[j];
-		if (ip < kc_text_lo || ip >= kc_text_hi)
-			return OW_KC_FOREIGN;
 		/* a return address is looked up at the call before it,
 		 * unless the frame before was an interrupt's (signal) */
 		if (kc_orc_find(signal ? ip : ip - 1, &e->f[j]))
@@ -316,7 +335,8 @@ static __always_inline long kc_stack(void *ctx, struct ow_stack *st,
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct kc_task *kt;
 	struct kc_entry *e;
-	__u64 at, base, *spill;
+	__u64 at, base, *spill, sign;
+	__u32 nr, way;
 	long len;
 	int why;
 
@@ -326,7 +346,6 @@ static __always_inline long kc_stack(void *ctx, struct ow_stack *st,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!kt)
 		goto walk;
-	e = &kt->e[side];
 	/* the context (on the kernel stack: the top comment) and the
 	 * task's stack, as numbers (root may: pointers stored in a map and
 	 * read back) */
@@ -339,7 +358,13 @@ static __always_inline long kc_stack(void *ctx, struct ow_stack *st,
 		count(&kc_stats, OW_KC_IRQ);
 		goto walk;
 	}
-	if (e->ok && !kc_replay(e, st, at - e->below, base)) {
+	/* the way taken last first, then the other */
+	way = kt->last[side] & 1;
+	for (__u32 k = 0; k < KC_WAYS; k++, way ^= 1) {
+		e = &kt->e[side][way];
+		if (!e->ok || kc_replay(e, st, at - e->below, base))
+			continue;
+		kt->last[side] = way;
 		st->ips[0] = e->ip0;
 		len = e->nr * sizeof(__u64);
 		count(&kc_stats, OW_KC_HIT);
@@ -347,12 +372,28 @@ static __always_inline long kc_stack(void *ctx, struct ow_stack *st,
 			count(&kc_stats, OW_KC_MISMATCH);
 		return len;
 	}
+	/* learned into the way not taken last */
+	way = (kt->last[side] & 1) ^ 1;
+	e = &kt->e[side][way];
 	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), 0);
 	count(&kc_stats, OW_KC_WALKED);
-	if (len > 0) {
-		why = kc_learn(e, st, (__u64)len / sizeof(__u64), at, base);
-		count(&kc_stats, why ? why : OW_KC_LEARNED);
+	if (len <= 0)
+		return len;
+	nr = (__u64)len / sizeof(__u64);
+	if (nr > KC_MAX) {
+		count(&kc_stats, OW_KC_DEEP);
+		return len;
 	}
+	sign = kc_sign(st, nr);
+	if (sign == e->failed) {
+		count(&kc_stats, OW_KC_AGAIN);
+		return len;
+	}
+	why = kc_learn(e, st, nr, at, base);
+	count(&kc_stats, why ? why : OW_KC_LEARNED);
+	e->failed = why ? sign : 0;
+	if (!why)
+		kt->last[side] = way;
 	return len;
 walk:
 	return bpf_get_stack(ctx, st->ips, sizeof(st->ips), 0);

@@ -22,6 +22,8 @@ enum ow_kc_stat {
 				 * by an interrupt, an indirect CFA...) */
 	OW_KC_NO_END,		/* the walk did not end at user mode or the
 				 * stack's end (cut, or an error) */
+	OW_KC_AGAIN,		/* the stack not kept last time there: not
+				 * tried again */
 	OW_KC_MISMATCH,		/* OFFWAKE_KSTACK_CHECK: a hit differed from
 				 * the walk (must stay 0) */
 	OW_KC_NR

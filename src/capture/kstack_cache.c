@@ -141,6 +141,7 @@ void kstack_cache_report(const uint64_t *kc, const char *off_why)
 		[OW_KC_DEEP] = "too deep",
 		[OW_KC_RULE] = "with an ORC rule not followed",
 		[OW_KC_NO_END] = "not ending at user mode",
+		[OW_KC_AGAIN] = "as before (not tried again)",
 	};
 	char rest[512] = "";
 	size_t len = 0;

@@ -13,7 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "kstack_cache.h"
-#include "../common/util.h"
+#include "common/util.h"
 
 /* The symbols, in struct kc_orc's order of need. */
 static const char *const syms[] = {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "../../bpf/offwake.h"
+#include "offwake.h"
 
 /* The kernel's ORC table and text, from /proc/kallsyms. */
 struct kc_orc {

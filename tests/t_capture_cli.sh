@@ -176,7 +176,7 @@ follow_case() {	# OUT [--follow]
 	local out=$1 sh ow; shift
 	mkfifo "$TMPD/gate.$out"
 	sh -c "read x < $TMPD/gate.$out; $TMPD/pingpong 2 $TMPD/tids.$out; true" & sh=$!
-	"$OFFWAKE" -f -q -p $sh "$@" 3 > "$TMPD/$out" 2> /dev/null & ow=$!
+	"$OFFWAKE" -f -q -p $sh "$@" 3 > "$TMPD/$out" 2> "$TMPD/$out.err" & ow=$!
 	attached $ow
 	echo go > "$TMPD/gate.$out"
 	wait $ow $sh
@@ -187,7 +187,7 @@ if grep -q '^ow_pong;.*anon_pipe_read' "$TMPD/fol" && ! grep -q '^ow_pong;' "$TM
    grep -q '^sh;' "$TMPD/nofol"; then
 	pass cli_follow_children
 else
-	fail cli_follow_children "with --follow: $(cut -d';' -f1 "$TMPD/fol" | sort -u | tr '\n' ' '); without: $(cut -d';' -f1 "$TMPD/nofol" | sort -u | tr '\n' ' ')"
+	fail cli_follow_children "with --follow: $(cut -d';' -f1 "$TMPD/fol" | sort -u | tr '\n' ' '); without: $(cut -d';' -f1 "$TMPD/nofol" | sort -u | tr '\n' ' ') (its stderr: $(head -c 400 "$TMPD/nofol.err"))"
 fi
 
 # --group: the bottom frame (and the waker's) names its process or thread

@@ -1517,16 +1517,13 @@ static void report_walks(const char *side, const uint64_t *uw)
 		[OW_UW_STOP_BAD] = "the stack pointer did not move up",
 	};
 	uint64_t walks = uw[OW_UW_CFI] + uw[OW_UW_MIXED] + uw[OW_UW_FP];
-	char stops[512] = "", entries[64] = "", nomm[96] = "";
-	size_t len = 0;
+	char stops[512], entries[64] = "", nomm[96] = "";
+	size_t len;
 
 	if (!walks)
 		return;
-	for (int i = OW_UW_STOP_NOTABLE; i < OW_UW_NR; i++)
-		if (uw[i] && len < sizeof(stops))
-			len += snprintf(stops + len, sizeof(stops) - len, "%s%llu %s",
-					len ? ", " : "", (unsigned long long)uw[i],
-					why[i]);
+	len = ow_counts_list(stops, sizeof(stops), uw, why, OW_UW_STOP_NOTABLE,
+			     OW_UW_NR);
 	if (uw[OW_UW_NO_MM])
 		snprintf(nomm, sizeof(nomm), "; %llu not walked (the task was exiting: no user memory left)",
 			 (unsigned long long)uw[OW_UW_NO_MM]);
@@ -1581,17 +1578,14 @@ void capture_report_python(const struct capture *c)
 		[OW_PY_DEFERRED] = "native stack walked later, without them",
 	};
 	struct py_stats st;
-	char cuts[256] = "";
-	size_t len = 0;
+	char cuts[256];
+	size_t len;
 
 	if (!c->py)
 		return;
 	py_procs_stats(c->py, &st);
-	for (int i = OW_PY_CUT_DEPTH; i < OW_PY_NR; i++)
-		if (c->pys[i] && len < sizeof(cuts))
-			len += snprintf(cuts + len, sizeof(cuts) - len, "%s%llu %s",
-					len ? ", " : "", (unsigned long long)c->pys[i],
-					why[i]);
+	len = ow_counts_list(cuts, sizeof(cuts), c->pys, why, OW_PY_CUT_DEPTH,
+			     OW_PY_NR);
 	if (st.procs)
 		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s\n",
 			st.procs, st.procs == 1 ? "" : "es",

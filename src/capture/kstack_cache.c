@@ -143,8 +143,8 @@ void kstack_cache_report(const uint64_t *kc, const char *off_why)
 		[OW_KC_NO_END] = "not ending at user mode",
 		[OW_KC_AGAIN] = "as before (not tried again)",
 	};
-	char rest[512] = "";
-	size_t len = 0;
+	char rest[512];
+	size_t len;
 	uint64_t all = kc[OW_KC_HIT] + kc[OW_KC_WALKED] + kc[OW_KC_IRQ];
 
 	if (off_why) {
@@ -154,11 +154,8 @@ void kstack_cache_report(const uint64_t *kc, const char *off_why)
 	}
 	if (!all)
 		return;
-	for (int i = OW_KC_OFF_STACK; i < OW_KC_MISMATCH; i++)
-		if (kc[i] && len < sizeof(rest))
-			len += snprintf(rest + len, sizeof(rest) - len, "%s%llu %s",
-					len ? ", " : "", (unsigned long long)kc[i],
-					why[i]);
+	len = ow_counts_list(rest, sizeof(rest), kc, why, OW_KC_OFF_STACK,
+			     OW_KC_MISMATCH);
 	fprintf(stderr, OW_PROG ": kernel stacks: %llu of %llu the task's last one there, checked (%.1f%%); %llu walked (%llu on an interrupt's stack), %llu of them kept for the next time%s%s\n",
 		(unsigned long long)kc[OW_KC_HIT], (unsigned long long)all,
 		100.0 * kc[OW_KC_HIT] / all,

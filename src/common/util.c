@@ -112,3 +112,18 @@ double ow_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
+
+size_t ow_counts_list(char *buf, size_t size, const uint64_t *n,
+		      const char *const *names, int first, int end)
+{
+	size_t len = 0;
+
+	if (size)
+		*buf = 0;
+	for (int i = first; i < end; i++)
+		if (n[i] && len < size)
+			len += snprintf(buf + len, size - len, "%s%llu %s",
+					len ? ", " : "", (unsigned long long)n[i],
+					names[i]);
+	return len;
+}

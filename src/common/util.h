@@ -47,4 +47,10 @@ size_t ow_count_le(const void *base, size_t n, size_t sz, size_t off, uint64_t k
 /* CLOCK_MONOTONIC in milliseconds. */
 double ow_now_ms(void);
 
+/* "N name, N name" into buf for each nonzero n[i], i from first to
+ * before end (a summary's list of causes); returns its length (0: none;
+ * at least size: cut). */
+size_t ow_counts_list(char *buf, size_t size, const uint64_t *n,
+		      const char *const *names, int first, int end);
+
 #endif

@@ -78,7 +78,9 @@ const volatile bool kc_direct = false;	/* kc_read()'s loads (user space
 struct kc_frame {
 	__u64 ip;
 	__s16 sp_off, bp_off;
-	__u8 sp_reg, bp_reg, type, pad;
+	__u8 sp_reg, bp_reg, type;
+	__u8 signal;	/* the next frame is looked up at its own address,
+			 * not the call before it (an interrupt's frame) */
 };
 
 struct kc_entry {
@@ -228,7 +230,7 @@ __noinline int kc_orc_find(__u64 ip, struct kc_frame *f)
 	f->sp_reg = e[4] & 15;
 	f->bp_reg = e[4] >> 4;
 	f->type = e[5] & 7;
-	f->pad = (e[5] >> 3) & 1;	/* signal: the next frame's lookup */
+	f->signal = (e[5] >> 3) & 1;
 	return 0;
 }
 
@@ -274,7 +276,7 @@ __noinline int kc_learn(struct kc_entry *e, struct ow_stack *st,
 		if (kc_orc_find(signal ? ip : ip - 1, &e->f[j]))
 			return OW_KC_FOREIGN;
 		e->f[j].ip = ip;
-		signal = e->f[j].pad;
+		signal = e->f[j].signal;
 	}
 	e->nr = nr;
 	/* the program's frame: its return address, the stack's second

@@ -76,6 +76,7 @@
 #include "unwind_native.bpf.h"
 #include "unwind_python.bpf.h"
 #include "kstack_cache.bpf.h"
+#include "ustack_cache.bpf.h"
 #include "cgroup_filter.bpf.h"
 
 #define SEEN_EVENTS	3
@@ -370,10 +371,33 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 				       __u32 side)
 {
 	struct ow_stack *st;
-	__u32 zero = 0, nr, slot, last;
+	__u32 zero = 0, nr, native, slot, last;
 	long len;
-	__u64 h, *sent;
+	__u64 h, *sent, held = 0, id = bpf_get_current_pid_tgid();
+	struct uc_entry *hit = 0;
+	int py = 0;
 
+	/* a user stack the task had last time there (ustack_cache.bpf.h),
+	 * if user space still has it (else walked: sent again), and no
+	 * Python frames to add to it */
+	if ((flags & BPF_F_USER_STACK) && btf &&
+	    (held = uc_take(side, &hit)) && hit) {
+		slot = held & seen_mask;
+		sent = bpf_map_lookup_elem(&seen, &slot);
+		py = py_none(id >> 32, (__u32)id);
+		if (py < 0) {
+			held = 0;
+		} else if (!sent || *sent != held) {
+			count(&uc_stats, OW_UC_UNSEEN);
+		} else if (!uc_verify) {
+			uc_hit(side, hit);
+			if (py)
+				count(&py_stats, OW_PY_NO_THREAD);
+			return held;
+		} else {	/* walked too, compared below */
+			count(&uc_stats, OW_UC_HIT);
+		}
+	}
 	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
 		return ENOSPC;
@@ -389,10 +413,9 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 						OW_LOSS_STACK_OTHER);
 		return -len;
 	}
-	nr = (__u64)len / sizeof(__u64);
+	nr = native = (__u64)len / sizeof(__u64);
 	/* the Python frames after the native ones (unwind_python.bpf.h) */
-	if ((flags & BPF_F_USER_STACK) && python_mode &&
-	    py_maybe(bpf_get_current_pid_tgid() >> 32))
+	if ((flags & BPF_F_USER_STACK) && python_mode && py_maybe(id >> 32))
 		nr = py_append(st, nr);
 	st->nr = nr;		/* for process_context() too */
 	if (!nr)
@@ -401,6 +424,14 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
 		h = hash_step(h, st->ips[i]);
 	h = (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
+	if ((flags & BPF_F_USER_STACK) && btf) {
+		if (held && held != h)	/* OFFWAKE_USTACK_CHECK */
+			count(&uc_stats, OW_UC_MISMATCH);
+		/* kept without Python frames only, for a thread that has
+		 * none to add (py_none()) */
+		if (!held && nr == native && py_none(id >> 32, (__u32)id) >= 0)
+			uc_keep(side, h);
+	}
 	slot = h & seen_mask;
 	sent = bpf_map_lookup_elem(&seen, &slot);
 	if (!sent)

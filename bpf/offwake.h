@@ -14,6 +14,7 @@
 #include "unwind_copy.h"
 #include "unwind_python.h"
 #include "kstack_cache.h"
+#include "ustack_cache.h"
 
 #define OW_COMM_LEN	16
 #define OW_MAX_STACK_DEPTH	127

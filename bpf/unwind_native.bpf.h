@@ -157,6 +157,38 @@ static __always_inline long user_stack_fp(struct task_struct *task,
 #define UW_SIGCONTEXT_RSP	120
 #define UW_SIGCONTEXT_RIP	128
 
+/*
+ * What a CFI walk read (per CPU: the last walk's), for the user stack
+ * cache (ustack_cache.bpf.h): the walk is a function of the registers it
+ * started from, the tables and the words it read, so a stack whose
+ * registers and words are unchanged would be walked the same again.  Step
+ * i (frame i to frame i + 1) read the return address ra at cfa - 8 and,
+ * when rbp is not 0, the caller's rbp bp at cfa + 8 * rbp.  Kept only for
+ * a walk that read nothing else (odd: it did) and reached the outermost
+ * frame with every pc in a table (ok).
+ */
+#define UW_TRAIL	64		/* steps kept (steps says how many were) */
+struct uw_read {
+	__u64 cfa, ra, bp;
+	__s8 rbp;
+	__u8 pad[7];
+};
+struct uw_trail {
+	__u64 ip, sp, bp;	/* the registers the walk started from */
+	__u32 steps;
+	__u32 gen;		/* of the process's tables (umaps) */
+	__u8 ok, odd;
+	__u8 cls, stop, unfollowed;	/* its counts (uw_count()) */
+	__u8 pad[3];
+	struct uw_read s[UW_TRAIL];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_trail);
+} uw_trails SEC(".maps");
+
 struct uw_walk {
 	__u64 *ips;
 	struct ow_umaps *um;	/* NULL: the process has no tables */
@@ -177,7 +209,34 @@ struct uw_walk {
 	 * leftover stack slots": add new ones at the end) */
 	__u64 miss;		/* a pc found by CFI in no mapping of um
 				 * (tables late?), 0: none */
+	struct uw_trail *trail;	/* what the walk read (NULL: not kept) */
 };
+
+/* A word the walk read and where: see struct uw_trail. */
+static __always_inline void uw_trail_add(struct uw_walk *w, __u64 cfa,
+					 __s8 rbp, __u64 ra, __u64 bp)
+{
+	struct uw_trail *t = w->trail;
+	__u32 i = w->n - 1;
+
+	if (!t)
+		return;
+	t->steps = w->n;
+	if (i >= UW_TRAIL)
+		return;
+	t->s[i].cfa = cfa;
+	t->s[i].rbp = rbp;
+	t->s[i].ra = ra;
+	t->s[i].bp = bp;
+}
+
+/* A step whose reads a trail does not say (realigned, signal, rbx-based
+ * frames). */
+static __always_inline void uw_trail_odd(struct uw_walk *w)
+{
+	if (w->trail)
+		w->trail->odd = 1;
+}
 
 /*
  * The two searches are global functions: the verifier checks each once,
@@ -259,6 +318,7 @@ static __always_inline int uw_step_fp(struct uw_walk *w, __u8 why)
 		w->stop = why;
 		return 1;
 	}
+	uw_trail_add(w, w->bp + sizeof(frame), -2, frame[1], frame[0]);
 	w->ip = frame[1];
 	w->sp = w->bp + sizeof(frame);
 	w->low = w->sp;
@@ -281,6 +341,7 @@ static __always_inline int uw_step_drap(struct uw_walk *w,
 {
 	__u64 cfa, bp, ra;
 
+	uw_trail_odd(w);
 	if (bpf_probe_read_user(&cfa, sizeof(cfa),
 				(void *)(w->bp + 8 * (__s64)r->rbp)) ||
 	    bpf_probe_read_user(&bp, sizeof(bp), (void *)w->bp)) {
@@ -423,6 +484,7 @@ static int uw_step(__u32 i, void *ctx)
 		cfa = w->sp + 8 + ((w->ip & 15) >= (__u64)r->off ? 8 : 0);
 		break;
 	case OW_CFA_RBX:
+		uw_trail_odd(w);
 		if (uw_rbx(w))
 			return 1;
 		cfa = w->bx + r->off;
@@ -432,6 +494,7 @@ static int uw_step(__u32 i, void *ctx)
 		return 1;
 	case OW_CFA_SIGNAL:
 		/* the interrupted registers, saved in the sigcontext */
+		uw_trail_odd(w);
 		cfa = w->sp + r->off;
 		if (bpf_probe_read_user(&regs[0], 8, (void *)(cfa + UW_SIGCONTEXT_RBP)) ||
 		    bpf_probe_read_user(&regs[1], 8, (void *)(cfa + UW_SIGCONTEXT_RSP)) ||
@@ -469,6 +532,7 @@ static int uw_step(__u32 i, void *ctx)
 		w->stop = OW_UW_STOP_READ;
 		return 1;
 	}
+	uw_trail_add(w, cfa, r->rbp, ra, w->bp);
 	if (r->rbx) {
 		w->bx_at = cfa - 8 * (__u64)r->rbx;
 		w->bx_ok = r->rbx != OW_RBX_LOST;
@@ -479,6 +543,20 @@ static int uw_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/* A walk's counts in unwind_stats: how it was walked (cls: OW_UW_CFI,
+ * OW_UW_MIXED or OW_UW_FP) and why it stopped, on side. */
+static __always_inline void uw_count(__u32 side, __u32 cls, __u32 stop,
+				     bool unfollowed)
+{
+	side *= OW_UW_NR;
+	count(&unwind_stats, side + cls);
+	if (stop == OW_UW_END_ENTRY)	/* an end, of its own kind */
+		count(&unwind_stats, side + OW_UW_END);
+	count(&unwind_stats, side + stop);
+	if (unfollowed)
+		count(&unwind_stats, side + OW_UW_UNFOLLOWED);
+}
+
 /* The current task's user stack by CFI (see uw_step), into ips; its size
  * in bytes, or -1 for a task this does not handle (32-bit). */
 static __always_inline long user_stack_cfi(struct task_struct *task,
@@ -486,7 +564,7 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct uw_walk w = {};
-	__u32 tgid = task->tgid, zero = 0;
+	__u32 tgid = task->tgid, zero = 0, cls;
 	long len;
 
 	if (BPF_CORE_READ(regs, cs) != USER_CS)
@@ -498,18 +576,25 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 			return len;
 		ask_tables(tgid);
 	}
-	side *= OW_UW_NR;
 	if (!w.um && unwind_mode == UNWIND_AUTO) {
-		count(&unwind_stats, side + OW_UW_FP);
+		count(&unwind_stats, side * OW_UW_NR + OW_UW_FP);
 		return user_stack_fp(task, ips);
 	}
 	w.ips = ips;
 	w.tgid = tgid;
 	w.cache = bpf_map_lookup_elem(&uw_cache, &zero);
+	w.trail = bpf_map_lookup_elem(&uw_trails, &zero);
 	w.ip = BPF_CORE_READ(regs, ip);
 	w.sp = w.low = BPF_CORE_READ(regs, sp);
 	w.bp = BPF_CORE_READ(regs, bp);
 	w.bx = BPF_CORE_READ(regs, bx);
+	if (w.trail) {
+		w.trail->ip = w.ip;
+		w.trail->sp = w.sp;
+		w.trail->bp = w.bp;
+		w.trail->steps = 0;
+		w.trail->odd = 0;
+	}
 	w.bx_ok = 1;
 	w.exact = 1;
 	w.stop = OW_UW_NR;
@@ -523,13 +608,16 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 			return len;
 		ask_tables(tgid);
 	}
-	count(&unwind_stats, side + (w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) :
-					     OW_UW_FP));
-	if (w.stop == OW_UW_END_ENTRY)	/* an end, of its own kind */
-		count(&unwind_stats, side + OW_UW_END);
-	count(&unwind_stats, side + w.stop);
-	if (w.unfollowed)
-		count(&unwind_stats, side + OW_UW_UNFOLLOWED);
+	cls = w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP;
+	uw_count(side, cls, w.stop, w.unfollowed);
+	if (w.trail) {
+		w.trail->gen = w.um ? w.um->gen : 0;
+		w.trail->cls = cls;
+		w.trail->stop = w.stop;
+		w.trail->unfollowed = w.unfollowed;
+		w.trail->ok = w.um && !w.miss && (w.stop == OW_UW_END ||
+						  w.stop == OW_UW_END_ENTRY);
+	}
 	return w.n * sizeof(__u64);
 }
 #endif
@@ -541,6 +629,11 @@ static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips,
 					  __u32 side)
 {
 #ifdef __TARGET_ARCH_x86
+	__u32 zero = 0;
+	struct uw_trail *t = bpf_map_lookup_elem(&uw_trails, &zero);
+
+	if (t)			/* (set by a CFI walk that can be kept) */
+		t->ok = 0;
 	/* An exiting task past exit_mm() (its last switch, the wakeups of
 	 * its exit: its parent's wait4(), its joiner's futex) has no user
 	 * memory left: nothing to read, no frames. */

@@ -292,6 +292,27 @@ static __always_inline void py_deferred(void)
 }
 
 /*
+ * Whether py_append() would add no frame to the stack of thread tid of
+ * tgid now, by what py_thread() found last, reading no memory (for a
+ * native stack taken from ustack_cache.bpf.h): 0 none (not a Python
+ * process), 1 none (a thread without Python state, not yet due to be
+ * looked at again: py_append() would count OW_PY_NO_THREAD), -1 not
+ * known: walk it.
+ */
+static __always_inline int py_none(__u32 tgid, __u32 tid)
+{
+	struct py_thread *pt;
+
+	if (!python_mode || !py_maybe(tgid) ||
+	    !bpf_map_lookup_elem(&pyprocs, &tgid))
+		return 0;
+	pt = bpf_map_lookup_elem(&pythreads, &tid);
+	if (pt && !pt->tstate && bpf_ktime_get_ns() - pt->ns < PY_RETRY_NS)
+		return 1;
+	return -1;
+}
+
+/*
  * Append the current task's Python frames to the n native frames of st;
  * returns the new number of frames (n when there are none: not a Python
  * process, or no Python running).  A global function: the verifier checks

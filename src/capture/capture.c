@@ -69,6 +69,7 @@
 #include "capture.h"
 #include "engine.h"
 #include "kstack_cache.h"
+#include "ustack_cache.h"
 #include "memstats.h"
 #include "common/privs.h"
 #include "common/proc.h"
@@ -300,6 +301,11 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
 	s->rodata->kc_check = env_uint("OFFWAKE_KSTACK_CHECK", 0) != 0;
 	s->rodata->kc_direct = !raw && kstack_cache_direct();
+	/* the user stack cache (bpf/ustack_cache.bpf.h): CFI walks only */
+	s->rodata->uc_on = !raw && s->rodata->unwind_mode != 0 &&
+			   s->rodata->want_ustack &&
+			   env_uint("OFFWAKE_USTACK_CACHE", 1) != 0;
+	s->rodata->uc_verify = env_uint("OFFWAKE_USTACK_CHECK", 0) != 0;
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
@@ -862,6 +868,8 @@ void capture_report_kstacks(const struct capture *c)
 {
 	if (c->skel && c->skel->rodata->want_kstack)
 		kstack_cache_report(c->kc, c->kc_off);
+	if (c->skel && c->skel->rodata->uc_on)
+		ustack_cache_report(c->uc);
 }
 
 /* A deferred stack walked: stored as if the kernel side had sent it. */
@@ -1322,6 +1330,7 @@ int capture_finish(struct capture *c)
 	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
 	read_percpu(c->skel->maps.py_stats, c->pys, OW_PY_NR);
 	read_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
+	read_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
 	if (c->defer)
 		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);

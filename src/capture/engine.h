@@ -85,6 +85,7 @@ struct capture {
 	uint64_t kc[OW_KC_NR];		/* how kernel stacks were taken */
 	const char *kc_off;		/* why there is no kernel stack cache
 					 * (NULL: there is one) */
+	uint64_t uc[OW_UC_NR];		/* how user stacks were taken */
 	/* the loop (capture_loop()) */
 	double start, end;		/* end: 0 without a DURATION */
 	double next_tick[8];		/* the tick table's next times */

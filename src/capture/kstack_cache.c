@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "kstack_cache.h"
+#include "stack_cache.h"
 #include "common/util.h"
 
 /* The symbols, in struct kc_orc's order of need. */
@@ -143,27 +144,21 @@ void kstack_cache_report(const uint64_t *kc, const char *off_why)
 		[OW_KC_NO_END] = "not ending at user mode",
 		[OW_KC_AGAIN] = "as before (not tried again)",
 	};
-	char rest[512];
-	size_t len;
-	uint64_t all = kc[OW_KC_HIT] + kc[OW_KC_WALKED] + kc[OW_KC_IRQ];
+	char rest[512], note[64];
 
 	if (off_why) {
 		fprintf(stderr, OW_PROG ": kernel stacks: all walked (no cache: %s)\n",
 			off_why);
 		return;
 	}
-	if (!all)
-		return;
-	len = ow_counts_list(rest, sizeof(rest), kc, why, OW_KC_OFF_STACK,
-			     OW_KC_MISMATCH);
-	fprintf(stderr, OW_PROG ": kernel stacks: %llu of %llu the task's last one there, checked (%.1f%%); %llu walked (%llu on an interrupt's stack), %llu of them kept for the next time%s%s\n",
-		(unsigned long long)kc[OW_KC_HIT], (unsigned long long)all,
-		100.0 * kc[OW_KC_HIT] / all,
-		(unsigned long long)(kc[OW_KC_WALKED] + kc[OW_KC_IRQ]),
-		(unsigned long long)kc[OW_KC_IRQ],
-		(unsigned long long)kc[OW_KC_LEARNED],
-		len ? "; not kept: " : "", rest);
-	if (kc[OW_KC_MISMATCH])
-		fprintf(stderr, OW_PROG ": warning: kernel stacks: %llu taken from the cache differed from the kernel's walk (OFFWAKE_KSTACK_CHECK)\n",
-			(unsigned long long)kc[OW_KC_MISMATCH]);
+	ow_counts_list(rest, sizeof(rest), kc, why, OW_KC_OFF_STACK,
+		       OW_KC_MISMATCH);
+	snprintf(note, sizeof(note), " (%llu on an interrupt's stack)",
+		 (unsigned long long)kc[OW_KC_IRQ]);
+	stack_cache_line(&(struct stack_cache_counts){
+		.what = "kernel stacks", .hit = kc[OW_KC_HIT],
+		.walked = kc[OW_KC_WALKED] + kc[OW_KC_IRQ],
+		.learned = kc[OW_KC_LEARNED], .walked_note = note,
+		.not_kept = rest, .mismatch = kc[OW_KC_MISMATCH],
+		.walk = "the kernel's walk", .check = "OFFWAKE_KSTACK_CHECK" });
 }

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (Apache-2.0 OR GPL-2.0-only) */
+/*
+ * ustack_cache.h - what the user stack cache's two sides share
+ * (ustack_cache.bpf.h, src/capture/ustack_cache.c): its per-CPU counts.
+ * Included by offwake.h.
+ */
+#ifndef OW_USTACK_CACHE_H
+#define OW_USTACK_CACHE_H
+
+/* How user stacks walked by CFI were taken (the uc_stats map). */
+enum ow_uc_stat {
+	OW_UC_HIT,		/* the task's last stack there: its registers
+				 * and every word the walk read unchanged */
+	OW_UC_WALKED,		/* walked (none kept, or it did not hold) */
+	OW_UC_LEARNED,		/* ... and kept for the next time */
+	OW_UC_UNSEEN,		/* held, but user space had given it up:
+				 * walked to be sent again */
+	/* why a walk was not kept */
+	OW_UC_OPEN,		/* it did not reach the outermost frame */
+	OW_UC_FRAMES,		/* a signal, realigned or rbx-based frame */
+	OW_UC_DEEP,		/* more words than an entry holds */
+	OW_UC_SPREAD,		/* words too far apart or out of order */
+	OW_UC_MISMATCH,		/* OFFWAKE_USTACK_CHECK: a hit differed from
+				 * the walk (must stay 0) */
+	OW_UC_NR
+};
+
+#endif

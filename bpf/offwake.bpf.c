@@ -384,7 +384,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	    (held = uc_take(side, &hit)) && hit) {
 		slot = held & seen_mask;
 		sent = bpf_map_lookup_elem(&seen, &slot);
-		py = py_none(id >> 32, (__u32)id);
+		py = py_none_again(id >> 32, (__u32)id, hit->aux);
 		if (py < 0) {
 			held = 0;
 		} else if (!sent || *sent != held) {
@@ -429,8 +429,9 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 			count(&uc_stats, OW_UC_MISMATCH);
 		/* kept without Python frames only, for a thread that has
 		 * none to add (py_none()) */
-		if (!held && nr == native && py_none(id >> 32, (__u32)id) >= 0)
-			uc_keep(side, h);
+		if (!held && nr == native &&
+		    (py = py_none(id >> 32, (__u32)id)) >= 0)
+			uc_keep(side, h, py);
 	}
 	slot = h & seen_mask;
 	sent = bpf_map_lookup_elem(&seen, &slot);
@@ -472,20 +473,28 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	return h;
 }
 
-static __always_inline __u32 task_state(struct task_struct *t)
+/*
+ * Field f of task t: a plain load in the tp_btf programs (btf true: their
+ * task pointers are the kernel's own, trusted, loads fault-safe), a
+ * bpf_probe_read_kernel() call, about 10 ns each, in the raw_tp ones.  btf
+ * is a constant in each program: only one of the two is compiled.
+ */
+#define T_READ(btf, t, f)	((btf) ? (t)->f : BPF_CORE_READ(t, f))
+
+static __always_inline __u32 task_state(struct task_struct *t, bool btf)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
+		return T_READ(btf, t, __state);
 	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
 }
 
-static __always_inline bool state_ok(struct task_struct *t)
+static __always_inline bool state_ok(struct task_struct *t, bool btf)
 {
 	__u32 s;
 
 	if (!state_filter)
 		return true;
-	s = task_state(t);
+	s = task_state(t, btf);
 	/* as bcc's offwaketime: 0 selects running (preempted) tasks, any
 	 * other mask a task with any of its bits ("p->__state & MASK") */
 	if (state_mask == 0)
@@ -494,28 +503,30 @@ static __always_inline bool state_ok(struct task_struct *t)
 }
 
 /* -p, -t, -u, -k (filter_mode) */
-static __always_inline bool mode_ok(struct task_struct *t, __u32 pid)
+static __always_inline bool mode_ok(struct task_struct *t, __u32 pid,
+				    bool btf)
 {
 	__u32 id;
 
 	switch (filter_mode) {
 	case FILTER_TGID:
-		id = BPF_CORE_READ(t, tgid);
+		id = T_READ(btf, t, tgid);
 		return bpf_map_lookup_elem(&threads, &id) != 0;
 	case FILTER_PID:
 		return bpf_map_lookup_elem(&threads, &pid) != 0;
 	case FILTER_USER:
-		return !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
+		return !(T_READ(btf, t, flags) & PF_KTHREAD);
 	case FILTER_KERNEL:
-		return BPF_CORE_READ(t, flags) & PF_KTHREAD;
+		return T_READ(btf, t, flags) & PF_KTHREAD;
 	}
 	return true;
 }
 
 /* Whether t is traced: the thread filter and --cgroup, both. */
-static __always_inline bool thread_ok(struct task_struct *t, __u32 pid)
+static __always_inline bool thread_ok(struct task_struct *t, __u32 pid,
+				      bool btf)
 {
-	return mode_ok(t, pid) && cgroup_ok(t);
+	return mode_ok(t, pid, btf) && cgroup_ok(t);
 }
 
 /* The task's bookkeeping; with create, made (and announced) if new. */
@@ -547,7 +558,7 @@ static __always_inline struct ow_task *task_info(struct task_struct *t,
 	 */
 	if (create && ti->seen < SEEN_EVENTS) {
 		ti->seen++;
-		send_event(OW_EV_SEEN, BPF_CORE_READ(t, tgid), 0);
+		send_event(OW_EV_SEEN, T_READ(btf, t, tgid), 0);
 	}
 	return ti;
 }
@@ -586,13 +597,16 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
  */
 static __always_inline void add_block(struct task_struct *t, __u32 pid,
 				      struct ow_task *ti, __u64 delta,
-				      bool woken)
+				      bool woken, bool btf)
 {
 	struct ow_key key = {};
 
-	BPF_CORE_READ_INTO(&key.target, t, comm);
+	if (btf)
+		__builtin_memcpy(key.target, t->comm, OW_COMM_LEN);
+	else
+		BPF_CORE_READ_INTO(&key.target, t, comm);
 	key.t_pid = pid;
-	key.t_tgid = BPF_CORE_READ(t, tgid);
+	key.t_tgid = T_READ(btf, t, tgid);
 	key.t_kstack = ti->t_kstack;
 	key.t_ustack = ti->t_ustack;
 	if (woken) {
@@ -620,7 +634,7 @@ static __always_inline void add_block(struct task_struct *t, __u32 pid,
  */
 static __always_inline void end_block(struct task_struct *t, __u32 pid,
 				      struct ow_task *ti, __u64 end,
-				      bool woken)
+				      bool woken, bool btf)
 {
 	__u64 delta = end - ti->start_ns;
 
@@ -635,7 +649,7 @@ static __always_inline void end_block(struct task_struct *t, __u32 pid,
 		ti->pending_woken = woken;
 		return;
 	}
-	add_block(t, pid, ti, delta, woken);
+	add_block(t, pid, ti, delta, woken, btf);
 	ti->start_ns = 0;
 }
 
@@ -648,11 +662,11 @@ static __always_inline void end_block(struct task_struct *t, __u32 pid,
  */
 static __always_inline void end_hidden_block(struct task_struct *t,
 					     __u32 pid, struct ow_task *ti,
-					     __u64 now)
+					     __u64 now, bool btf)
 {
 	if (ti->blocked && ti->wake_ns > ti->start_ns) {
 		count(&losses, OW_LOSS_END_AT_WAKEUP);
-		end_block(t, pid, ti, ti->wake_ns, true);
+		end_block(t, pid, ti, ti->wake_ns, true, btf);
 	} else {
 		count(&losses, OW_LOSS_END_HIDDEN);
 		ti->start_ns = 0;
@@ -673,7 +687,7 @@ static __always_inline void own_stacks(void *ctx, struct task_struct *t,
 {
 	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED) :
 				     OW_NO_STACK;
-	if (want_ustack && !(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+	if (want_ustack && !(T_READ(btf, t, flags) & PF_KTHREAD))
 		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
 					  OW_UW_BLOCKED);
 	else
@@ -699,7 +713,8 @@ static __always_inline void end_pending(void *ctx, struct task_struct *t,
 		ti->t_kstack = ti->t_ustack = OW_STACK_SKIPPED;
 		count(&losses, OW_LOSS_LAZY_STACKS);
 	}
-	add_block(t, pid, ti, ti->end_ns - ti->start_ns, ti->pending_woken);
+	add_block(t, pid, ti, ti->end_ns - ti->start_ns, ti->pending_woken,
+		  btf);
 	ti->start_ns = 0;
 }
 
@@ -711,10 +726,10 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	__u32 state;
 	bool keep;
 
-	if (pid == 0 || !thread_ok(prev, pid))
+	if (pid == 0 || !thread_ok(prev, pid, btf))
 		return;
 	count(&filtered, OW_F_SWITCHES);
-	keep = state_ok(prev);
+	keep = state_ok(prev, btf);
 	if (!keep)
 		count(&filtered, OW_F_STATE);
 	ti = task_info(prev, pid, keep, btf);
@@ -724,11 +739,11 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	 * ends here, is counted without its stacks: they are not prev's now */
 	end_pending(ctx, prev, pid, ti, false, btf);
 	if (ti->start_ns)
-		end_hidden_block(prev, pid, ti, now);
+		end_hidden_block(prev, pid, ti, now, btf);
 	end_pending(ctx, prev, pid, ti, false, btf);
 	if (!keep)
 		return;
-	state = task_state(prev);
+	state = task_state(prev, btf);
 	ti->start_ns = now;
 	/* A task preempted while it was going to sleep is still runnable. */
 	ti->blocked = !preempt && state != 0;
@@ -753,7 +768,7 @@ static __always_inline void switch_in(struct task_struct *next, __u32 pid,
 	last_on = ti->on_ns;
 	ti->on_ns = now;
 	if (ti->start_ns && !ti->pending)
-		end_block(next, pid, ti, now, ti->wake_ns > last_on);
+		end_block(next, pid, ti, now, ti->wake_ns > last_on, btf);
 	ti->wake_ns = 0;
 }
 
@@ -833,10 +848,10 @@ static __always_inline bool softirq_of_task(void)
 	return false;
 }
 
-static __always_inline bool process_context(void *ctx)
+static __always_inline bool process_context(void *ctx,
+					    struct task_struct *cur, bool btf)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	__u64 base = (__u64)BPF_CORE_READ(cur, stack), at = 0, outer;
+	__u64 base = (__u64)T_READ(btf, cur, stack), at = 0, outer;
 	void *here = ctx;
 	struct ow_stack *st;
 	__u32 zero = 0, i;
@@ -880,8 +895,8 @@ static __always_inline void waker_stacks(void *ctx, struct ow_level *l,
 {
 	l->kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_WAKER) :
 				  OW_NO_STACK;
-	if (want_ustack && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD) &&
-	    process_context(ctx))
+	if (want_ustack && !(T_READ(btf, cur, flags) & PF_KTHREAD) &&
+	    process_context(ctx, cur, btf))
 		l->ustack = get_stack(ctx, BPF_F_USER_STACK, btf, OW_UW_WAKER);
 	else
 		l->ustack = OW_NO_STACK;
@@ -889,7 +904,8 @@ static __always_inline void waker_stacks(void *ctx, struct ow_level *l,
 
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *cur = btf ? bpf_get_current_task_btf() :
+				 (struct task_struct *)bpf_get_current_task();
 	__u32 pid;
 	struct ow_task *ti;
 	__u64 now, id;
@@ -902,8 +918,8 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	 */
 	if (p == cur)
 		return;
-	pid = BPF_CORE_READ(p, pid);
-	if (pid == 0 || !thread_ok(p, pid) || !state_ok(p))
+	pid = T_READ(btf, p, pid);
+	if (pid == 0 || !thread_ok(p, pid, btf) || !state_ok(p, btf))
 		return;
 	/*
 	 * Created here too: the wakeup can come before the target's
@@ -929,7 +945,7 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	} else {
 		ti->chain[0].kstack = want_kstack ? OW_STACK_SKIPPED : OW_NO_STACK;
 		ti->chain[0].ustack = want_ustack &&
-			!(BPF_CORE_READ(cur, flags) & PF_KTHREAD) ?
+			!(T_READ(btf, cur, flags) & PF_KTHREAD) ?
 			OW_STACK_SKIPPED : OW_NO_STACK;
 	}
 }
@@ -965,8 +981,8 @@ static __always_inline void on_switch(void *ctx, bool preempt,
 
 	if (!armed)
 		return;
-	prev_pid = BPF_CORE_READ(prev, pid);
-	next_pid = BPF_CORE_READ(next, pid);
+	prev_pid = T_READ(btf, prev, pid);
+	next_pid = T_READ(btf, next, pid);
 	switched_unseen(prev_pid, next_pid);
 	switch_out(ctx, preempt, prev, prev_pid, now, btf);
 	switch_in(next, next_pid, now, btf);
@@ -1053,7 +1069,7 @@ SEC("tp_btf/sched_exit_tp")
 int BPF_PROG(schedule_end_btf, bool is_switch)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	__u32 pid = BPF_CORE_READ(cur, pid);
+	__u32 pid = cur->pid;
 
 	struct ow_task *ti;
 
@@ -1090,7 +1106,7 @@ int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
 	 * holds it (per CPU, only migration is disabled), and then storage
 	 * can be found but not made, so a first switch-out would be lost.
 	 */
-	if (thread_ok(child, BPF_CORE_READ(child, pid)))
+	if (thread_ok(child, BPF_CORE_READ(child, pid), false))
 		bpf_task_storage_get(&tstore, child, 0,
 				     BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return 0;

@@ -293,11 +293,10 @@ static __always_inline void py_deferred(void)
 
 /*
  * Whether py_append() would add no frame to the stack of thread tid of
- * tgid now, by what py_thread() found last, reading no memory (for a
- * native stack taken from ustack_cache.bpf.h): 0 none (not a Python
- * process), 1 none (a thread without Python state, not yet due to be
- * looked at again: py_append() would count OW_PY_NO_THREAD), -1 not
- * known: walk it.
+ * tgid now, by what py_thread() found last, reading no memory (to keep a
+ * native stack in ustack_cache.bpf.h): 0 none (not a Python process), 1
+ * none (a thread without Python state, not yet due to be looked at again:
+ * py_append() counts OW_PY_NO_THREAD), -1 not known: walk it.
  */
 static __always_inline int py_none(__u32 tgid, __u32 tid)
 {
@@ -310,6 +309,22 @@ static __always_inline int py_none(__u32 tgid, __u32 tid)
 	if (pt && !pt->tstate && bpf_ktime_get_ns() - pt->ns < PY_RETRY_NS)
 		return 1;
 	return -1;
+}
+
+/*
+ * py_none() for a native stack kept when it said 1 (was, 0 else) and
+ * taken again unchanged to its outermost frame: still 1, without the
+ * lookups.  A thread runs Python frames only inside the interpreter's
+ * eval loop, whose frames would be on its native stack: a whole native
+ * stack that had none when kept has none now, whatever thread state the
+ * thread may have acquired since (py_append() would count that as
+ * OW_PY_NO_FRAME; the hit counts it as when kept).
+ */
+static __always_inline int py_none_again(__u32 tgid, __u32 tid, __u64 was)
+{
+	if (!python_mode || !py_maybe(tgid))
+		return 0;
+	return was == 1 ? 1 : py_none(tgid, tid);
 }
 
 /*

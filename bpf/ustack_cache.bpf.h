@@ -35,8 +35,8 @@
 
 #define UC_WORDS	48		/* words an entry checks */
 #define UC_WINS		16		/* reads it takes them in */
-#define UC_WIN		512		/* bytes a read takes at most */
-#define UC_BUF		4096		/* bytes all of them take at most */
+#define UC_WIN		4096		/* bytes a read takes at most */
+#define UC_BUF		8192		/* bytes all of them take at most */
 #define UC_WAYS		2		/* stacks kept per side */
 
 const volatile bool uc_on = false;	/* set by user space */
@@ -49,6 +49,9 @@ struct uc_entry {
 	__u8 nwin, nword;
 	__u8 cls, stop, unfollowed;	/* the walk's counts (uw_count()) */
 	__u8 pad[3];
+	__u64 aux;		/* the caller's, kept with it (offwake.bpf.c:
+				 * when the thread was last found without
+				 * Python state) */
 	__u32 win_off[UC_WINS];	/* each read: from sp, its length, where
 				 * in the buffer it goes */
 	__u16 win_len[UC_WINS], win_pos[UC_WINS];
@@ -271,8 +274,8 @@ static __always_inline void uc_hit(__u32 side, const struct uc_entry *e)
 }
 
 /* The walk just taken (its trail), whose reference is ref, kept on side
- * in the way not taken last. */
-static __always_inline void uc_keep(__u32 side, __u64 ref)
+ * in the way not taken last, with aux. */
+static __always_inline void uc_keep(__u32 side, __u64 ref, __u64 aux)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct uw_trail *tr;
@@ -300,6 +303,7 @@ static __always_inline void uc_keep(__u32 side, __u64 ref)
 		return;
 	}
 	e->ref = ref;
+	e->aux = aux;
 	ut->last[side] = way;
 	count(&uc_stats, OW_UC_LEARNED);
 }

@@ -99,6 +99,40 @@ struct {
 #define STACK_SPAN	(64 << 20)	/* frames this far above sp at most */
 
 /*
+ * What a walk read (per CPU: the last walk's), for the user stack
+ * cache (ustack_cache.bpf.h): the walk is a function of the registers it
+ * started from, the tables and the words it read, so a stack whose
+ * registers and words are unchanged would be walked the same again.  Step
+ * i (frame i to frame i + 1) read the return address ra at cfa - 8 and,
+ * when rbp is not 0, the caller's rbp bp at cfa + 8 * rbp.  Kept only for
+ * a walk that read nothing else (odd: it did) and reached the outermost
+ * frame with every pc in a table (ok), or, by frame pointers, ended where
+ * the last frame pointer read cannot be one (ok; cls OW_UW_NR: such walks
+ * are not counted in unwind_stats).
+ */
+#define UW_TRAIL	64		/* steps kept (steps says how many were) */
+struct uw_read {
+	__u64 cfa, ra, bp;
+	__s8 rbp;
+	__u8 pad[7];
+};
+struct uw_trail {
+	__u64 ip, sp, bp;	/* the registers the walk started from */
+	__u32 steps;
+	__u32 gen;		/* of the process's tables (umaps) */
+	__u8 ok, odd;
+	__u8 cls, stop, unfollowed;	/* its counts (uw_count()) */
+	__u8 pad[3];
+	struct uw_read s[UW_TRAIL];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_trail);
+} uw_trails SEC(".maps");
+
+/*
  * The current task's user stack by its frame pointers, as the kernel's
  * perf_callchain_user() walks it (the interrupted ip, then the return
  * address of each frame), into ips; returns its size in bytes, or -1 for
@@ -110,25 +144,47 @@ struct {
  * return frames of garbage.
  */
 static __always_inline long user_stack_fp(struct task_struct *task,
-					  __u64 *ips)
+					  __u64 *ips, struct uw_trail *t)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u64 sp, bp, low, frame[2];
 	__u32 i;
+	bool ended = false;
 
 	if (BPF_CORE_READ(regs, cs) != USER_CS)
 		return -1;
 	sp = BPF_CORE_READ(regs, sp);
 	bp = BPF_CORE_READ(regs, bp);
 	ips[0] = BPF_CORE_READ(regs, ip);
+	if (t) {
+		t->ip = ips[0];
+		t->sp = sp;
+		t->bp = bp;
+		t->odd = 0;
+		t->gen = 0;
+		t->cls = OW_UW_NR;
+	}
 	low = sp;
 	for (i = 1; i < OW_MAX_STACK_DEPTH; i++) {
-		if (bp < low || bp - sp >= STACK_SPAN ||
-		    bpf_probe_read_user(frame, sizeof(frame), (void *)bp))
+		if (bp < low || bp - sp >= STACK_SPAN) {
+			ended = true;	/* (what the words read say) */
+			break;
+		}
+		if (bpf_probe_read_user(frame, sizeof(frame), (void *)bp))
 			break;
 		ips[i] = frame[1];
+		if (t && i - 1 < UW_TRAIL) {
+			t->s[i - 1].cfa = bp + sizeof(frame);
+			t->s[i - 1].rbp = -2;
+			t->s[i - 1].ra = frame[1];
+			t->s[i - 1].bp = frame[0];
+		}
 		low = bp + sizeof(frame);
 		bp = frame[0];
+	}
+	if (t) {
+		t->steps = i - 1;
+		t->ok = ended;
 	}
 	return i * sizeof(__u64);
 }
@@ -156,38 +212,6 @@ static __always_inline long user_stack_fp(struct task_struct *task,
 #define UW_SIGCONTEXT_RBX	88
 #define UW_SIGCONTEXT_RSP	120
 #define UW_SIGCONTEXT_RIP	128
-
-/*
- * What a CFI walk read (per CPU: the last walk's), for the user stack
- * cache (ustack_cache.bpf.h): the walk is a function of the registers it
- * started from, the tables and the words it read, so a stack whose
- * registers and words are unchanged would be walked the same again.  Step
- * i (frame i to frame i + 1) read the return address ra at cfa - 8 and,
- * when rbp is not 0, the caller's rbp bp at cfa + 8 * rbp.  Kept only for
- * a walk that read nothing else (odd: it did) and reached the outermost
- * frame with every pc in a table (ok).
- */
-#define UW_TRAIL	64		/* steps kept (steps says how many were) */
-struct uw_read {
-	__u64 cfa, ra, bp;
-	__s8 rbp;
-	__u8 pad[7];
-};
-struct uw_trail {
-	__u64 ip, sp, bp;	/* the registers the walk started from */
-	__u32 steps;
-	__u32 gen;		/* of the process's tables (umaps) */
-	__u8 ok, odd;
-	__u8 cls, stop, unfollowed;	/* its counts (uw_count()) */
-	__u8 pad[3];
-	struct uw_read s[UW_TRAIL];
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct uw_trail);
-} uw_trails SEC(".maps");
 
 struct uw_walk {
 	__u64 *ips;
@@ -578,7 +602,7 @@ static __always_inline long user_stack_cfi(struct task_struct *task,
 	}
 	if (!w.um && unwind_mode == UNWIND_AUTO) {
 		count(&unwind_stats, side * OW_UW_NR + OW_UW_FP);
-		return user_stack_fp(task, ips);
+		return user_stack_fp(task, ips, 0);
 	}
 	w.ips = ips;
 	w.tgid = tgid;
@@ -641,7 +665,7 @@ static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips,
 		count(&unwind_stats, side * OW_UW_NR + OW_UW_NO_MM);
 		return 0;
 	}
-	return unwind_mode == UNWIND_FP ? user_stack_fp(task, ips) :
+	return unwind_mode == UNWIND_FP ? user_stack_fp(task, ips, t) :
 					  user_stack_cfi(task, ips, side);
 #else
 	return -1;

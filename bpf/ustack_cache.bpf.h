@@ -234,7 +234,7 @@ static __always_inline __u64 uc_take(__u32 side, struct uc_entry **hit)
 	struct uc_task *ut;
 	struct uc_entry *e;
 	struct uc_buf *b;
-	__u32 tgid, way, zero = 0;
+	__u32 tgid, way, zero = 0, gen;
 	__u64 ip, sp, bp;
 
 	if (!uc_on || side >= OW_UW_SIDES || !t->mm)
@@ -249,15 +249,17 @@ static __always_inline __u64 uc_take(__u32 side, struct uc_entry **hit)
 	ip = regs->ip;
 	sp = regs->sp;
 	bp = regs->bp;
-	um = bpf_map_lookup_elem(&umaps, &tgid);
+	/* the tables' generation (frame pointers only: no tables, 0) */
+	um = unwind_mode == UNWIND_FP ? 0 : bpf_map_lookup_elem(&umaps, &tgid);
 	b = bpf_map_lookup_elem(&uc_bufs, &zero);
-	if (!um || !b)
+	if ((!um && unwind_mode != UNWIND_FP) || !b)
 		return 0;
+	gen = um ? um->gen : 0;
 	way = ut->last[side] & 1;
 	for (__u32 k = 0; k < UC_WAYS; k++, way ^= 1) {
 		e = &ut->e[side][way];
 		if (!e->ref || e->ip != ip || e->sp != sp || e->bp != bp ||
-		    e->gen != um->gen || uc_check(e, b))
+		    e->gen != gen || uc_check(e, b))
 			continue;
 		ut->last[side] = way;
 		*hit = e;
@@ -269,7 +271,8 @@ static __always_inline __u64 uc_take(__u32 side, struct uc_entry **hit)
 /* A stack taken from the cache: counted as the walk it stands for. */
 static __always_inline void uc_hit(__u32 side, const struct uc_entry *e)
 {
-	uw_count(side, e->cls, e->stop, e->unfollowed);
+	if (e->cls != OW_UW_NR)		/* (frame-pointer walks: not counted) */
+		uw_count(side, e->cls, e->stop, e->unfollowed);
 	count(&uc_stats, OW_UC_HIT);
 }
 

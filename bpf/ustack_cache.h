@@ -16,7 +16,8 @@ enum ow_uc_stat {
 	OW_UC_UNSEEN,		/* held, but user space had given it up:
 				 * walked to be sent again */
 	/* why a walk was not kept */
-	OW_UC_OPEN,		/* it did not reach the outermost frame */
+	OW_UC_OPEN,		/* it did not end at an outermost frame (or
+				 * a pc without a table) */
 	OW_UC_FRAMES,		/* a signal, realigned or rbx-based frame */
 	OW_UC_DEEP,		/* more words than an entry holds */
 	OW_UC_SPREAD,		/* words too far apart or out of order */

@@ -175,8 +175,8 @@ usage_case cli_follow_needs_pid "argument --follow: needs -p" --follow 1
 follow_case() {	# OUT [--follow]
 	local out=$1 sh ow; shift
 	mkfifo "$TMPD/gate.$out"
-	sh -c "read x < $TMPD/gate.$out; $TMPD/pingpong 2 $TMPD/tids.$out; true" & sh=$!
-	"$OFFWAKE" -f -q -p $sh "$@" 3 > "$TMPD/$out" 2> "$TMPD/$out.err" & ow=$!
+	sh -c "read x < $TMPD/gate.$out; $TMPD/pingpong 1 $TMPD/tids.$out; true" & sh=$!
+	"$OFFWAKE" -f -q -p $sh "$@" 4 > "$TMPD/$out" 2> "$TMPD/$out.err" & ow=$!
 	attached $ow
 	echo go > "$TMPD/gate.$out"
 	wait $ow $sh

@@ -301,9 +301,8 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
 	s->rodata->kc_check = env_uint("OFFWAKE_KSTACK_CHECK", 0) != 0;
 	s->rodata->kc_direct = !raw && kstack_cache_direct();
-	/* the user stack cache (bpf/ustack_cache.bpf.h): CFI walks only */
-	s->rodata->uc_on = !raw && s->rodata->unwind_mode != 0 &&
-			   s->rodata->want_ustack &&
+	/* the user stack cache (bpf/ustack_cache.bpf.h) */
+	s->rodata->uc_on = !raw && s->rodata->want_ustack &&
 			   env_uint("OFFWAKE_USTACK_CACHE", 1) != 0;
 	s->rodata->uc_verify = env_uint("OFFWAKE_USTACK_CHECK", 0) != 0;
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);

@@ -12,7 +12,7 @@
 void ustack_cache_report(const uint64_t *uc)
 {
 	static const char *const why[OW_UC_NR] = {
-		[OW_UC_OPEN] = "not reaching the outermost frame by the tables",
+		[OW_UC_OPEN] = "not walked to an outermost frame",
 		[OW_UC_FRAMES] = "with a signal's, realigned or rbx-based frame",
 		[OW_UC_DEEP] = "too deep",
 		[OW_UC_SPREAD] = "spread too far on the stack",

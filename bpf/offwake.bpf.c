@@ -939,7 +939,11 @@ static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
 	ti->woke_ns = now;
 	ti->chain[0].pid = (__u32)id;
 	ti->chain[0].tgid = id >> 32;
-	bpf_get_current_comm(ti->chain[0].comm, sizeof(ti->chain[0].comm));
+	if (btf)	/* (a helper call in the raw_tp program) */
+		__builtin_memcpy(ti->chain[0].comm, cur->comm, OW_COMM_LEN);
+	else
+		bpf_get_current_comm(ti->chain[0].comm,
+				     sizeof(ti->chain[0].comm));
 	if (waker_stacks_wanted(ti, now)) {
 		waker_stacks(ctx, &ti->chain[0], cur, btf);
 	} else {

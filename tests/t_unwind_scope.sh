@@ -13,6 +13,14 @@
 # 2. -p on ow_chain (tests/workloads/chain.c, fork mode): its waker is
 #    another process, ow_chainw, which must still get its tables (2
 #    processes) and whole stacks.
+# 3. 1 again with the spinners running before the capture starts and a
+#    gap of 300 ms right after attaching (OFFWAKE_ARM_DELAY_MS): the
+#    waking program works there already (it is not held back until
+#    armed), and the system call entry its process-context test needs was
+#    set only after attaching, so a spinner interrupted in user mode
+#    passed for a waker in its system call and got tables (a start of
+#    1.2 s put 1's spinners, started 1 s in, in the few ms of that gap: 4
+#    or 30 files for 2 processes, half the runs; here 5 of 5 before).
 # Needs root, BPF, cc (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
@@ -64,4 +72,18 @@ if [ $st -eq 0 ] && [ "${procs:-x}" = 2 ] && [ "$pct" -ge 90 ]; then
 	pass "unwind_scope_waker_tables ($pct% of ow_chainw's wakeups whole, $procs processes)"
 else
 	fail unwind_scope_waker_tables "status $st, ${procs:-?} processes with tables (want 2), $pct% whole: $(grep 'unwind tables' "$TMPD/two.err")"
+fi
+
+# 3. nothing for the processes not traced before the capture is armed
+"$TMPD/ow_sleep" 10 & SL=$!
+for cpu in 0 1; do taskset -c $cpu timeout 4 "$TMPD/ow_spin" & done
+sleep 0.2
+OFFWAKE_ARM_DELAY_MS=300 "$OFFWAKE" -f -p $SL 1 > "$TMPD/three" 2> "$TMPD/three.err"; st=$?
+kill $SL $(jobs -p) 2> /dev/null
+wait 2> /dev/null
+read -r files procs < <(tables three)
+if [ $st -eq 0 ] && [ "${procs:-x}" = 1 ]; then
+	pass "unwind_scope_before_armed ($files files, $procs process)"
+else
+	fail unwind_scope_before_armed "status $st, ${files:-?} files for ${procs:-?} processes (want 1): $(grep 'unwind tables' "$TMPD/three.err")"
 fi

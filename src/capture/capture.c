@@ -94,7 +94,9 @@
  * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
  * FILE_IDLE and STACKS_IDLE; OFFWAKE_MEMSTATS=FILE appends a line of the
  * capture's memory, table by table, to FILE every MEMSTATS_S seconds
- * (memstats.c: make soak).
+ * (memstats.c: make soak); OFFWAKE_ARM_DELAY_MS=N waits N ms right
+ * after attaching, before the rest of the start and the arming (a slow
+ * start's gap, where the waking program works already: t_unwind_scope).
  */
 #define MEMSTATS_S	5
 /*
@@ -1155,6 +1157,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 {
 	const char *ms_path = getenv("OFFWAKE_MEMSTATS");
 	struct ender *ender;
+	unsigned arm_delay;
 
 	c->cfg = *o;
 	c->pg = pg;
@@ -1171,9 +1174,16 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
 		return -1;
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
+	/* before attaching too: the waking program is not held back until
+	 * armed, and without the system call entry an interrupt's waker
+	 * passes for process context (its user stack walked, its process's
+	 * tables built, though neither traced nor a waker shown) */
+	syscall_entry(c);
 	if (attach(c))
 		return -1;
-	syscall_entry(c);
+	if ((arm_delay = env_uint("OFFWAKE_ARM_DELAY_MS", 0)))
+		nanosleep(&(struct timespec){ arm_delay / 1000,
+					      arm_delay % 1000 * 1000000L }, NULL);
 	c->fo.locs = o->locs;	/* addresses and files too */
 	c->fo.plain_unknown = o->plain_unknown;
 	c->fo.py = c->pyn;

@@ -41,28 +41,26 @@ else
 	fail ustack_cache_hits "hits ${h:-?} of ${n:-?} (want >= 80% of >= 300, none differing): $(grep -a 'user stacks:' "$TMPD/checked.err")"
 fi
 
-cap cached -- "$TMPD/twin" 2
-a=$(twin cached a)
-b=$(twin cached b)
-if [ "$a" -gt 0 ] && [ "$((a * 100))" -ge "$(((a + b) * 35))" ] &&
-   [ "$((a * 100))" -le "$(((a + b) * 65))" ] &&
-   [ "$(hits "$TMPD/cached.err" | cut -d' ' -f1)" -gt 0 ]; then
-	pass ustack_cache_twin_callers
-else
-	fail ustack_cache_twin_callers "twin_a ${a} us, twin_b ${b} us (want each 35-65%): $(grep -a 'user stacks:' "$TMPD/cached.err")"
-fi
-
+# halves TEST OUT [ARGS...]: a capture of the twin workload (with ARGS)
+# into OUT, in which the cache had hits and twin_a and twin_b each have
+# 35-65% of ow_twin's blocked time in read()
+halves() {
+	local t=$1 out=$2 a b
+	shift 2
+	cap "$out" "$@" -- "$TMPD/twin" 2
+	a=$(twin "$out" a)
+	b=$(twin "$out" b)
+	if [ "$a" -gt 0 ] && [ "$((a * 100))" -ge "$(((a + b) * 35))" ] &&
+	   [ "$((a * 100))" -le "$(((a + b) * 65))" ] &&
+	   [ "$(hits "$TMPD/$out.err" | cut -d' ' -f1)" -gt 0 ]; then
+		pass "$t"
+	else
+		fail "$t" "twin_a ${a} us, twin_b ${b} us (want each 35-65%): $(grep -a 'user stacks:' "$TMPD/$out.err")"
+	fi
+}
+halves ustack_cache_twin_callers cached
 # frame pointers only (--unwind=fp): their walks are kept too
-cap fp --unwind=fp -- "$TMPD/twin" 2
-a=$(twin fp a)
-b=$(twin fp b)
-if [ "$a" -gt 0 ] && [ "$((a * 100))" -ge "$(((a + b) * 35))" ] &&
-   [ "$((a * 100))" -le "$(((a + b) * 65))" ] &&
-   [ "$(hits "$TMPD/fp.err" | cut -d' ' -f1)" -gt 0 ]; then
-	pass ustack_cache_frame_pointers
-else
-	fail ustack_cache_frame_pointers "twin_a ${a} us, twin_b ${b} us (want each 35-65%): $(grep -a 'user stacks:' "$TMPD/fp.err")"
-fi
+halves ustack_cache_frame_pointers fp --unwind=fp
 
 OFFWAKE_USTACK_CACHE=0 cap walked -- "$TMPD/twin" 2
 a=$(twin walked a)

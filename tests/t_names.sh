@@ -105,6 +105,28 @@ if [ "$(grep -c 'changed on disk since they were mapped (.*/chg: another file is
 	pass names_changed_on_disk_reported
 else fail names_changed_on_disk_reported "$(cat chg.err)"; fi
 
+# The same, its maps read after the rename (the kernel then lists the
+# path with " (deleted)": a capture re-reads them at the process's next
+# block, which can fall between the rename and the exit): the file at the
+# path is still another one, not a file that is not there.
+cp full chg2 && mkfifo fifo2
+./chg2 > /dev/null 2>&1 & pid=$!
+PIDS+=("$pid")
+sleep 0.2
+cp newbuild chg2.new && mv chg2.new chg2
+"$USYMNAME" --wait "$pid" "$(printf %x $((0x$LEAF + 1)))" "$(printf %x $((0x$MID + 1)))" \
+	< fifo2 > chg2.out 2> chg2.err & U=$!
+exec 3> fifo2
+sleep 0.3
+kill "$pid"; wait "$pid" 2> /dev/null
+exec 3>&-
+wait "$U"
+GOT=$(paste -sd';' chg2.out)
+expect names_changed_maps_deleted "[chg2 (changed)];[chg2 (changed)]"
+if grep -q 'changed on disk since they were mapped (.*/chg2: another file is there now)' chg2.err; then
+	pass names_changed_maps_deleted_reported
+else fail names_changed_maps_deleted_reported "$(cat chg2.err)"; fi
+
 # The same in a capture: a program blocks 0.3 s, then renames a new build
 # (other function names) over its own binary and exits at once, before
 # the capture's next drain names its frames.  Run as -- CMD: the capture

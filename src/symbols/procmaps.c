@@ -416,7 +416,7 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
  * file than the one mapped: replaced on disk since (an upgrade renames a
  * new file over it).  Its symbols would name the wrong functions.
  */
-static bool replaced(int fd, const struct pmap *m)
+static bool replaced(int fd, const struct pmap *m, const char *file)
 {
 	struct stat st;
 
@@ -425,16 +425,24 @@ static bool replaced(int fd, const struct pmap *m)
 	if (st.st_ino == m->ino && st.st_dev == m->dev)
 		return false;
 	note_denied(&denied.changed, m->dev, m->ino, &denied.nchanged,
-		    denied.first_changed, sizeof(denied.first_changed), m->path);
+		    denied.first_changed, sizeof(denied.first_changed), file);
 	return true;
 }
 
 int procmaps_open(uint32_t tgid, const struct pmap *m)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 32], file[PATH_MAX];
 	bool refused, by_path;
+	size_t len;
 	int fd;
 
+	/* the path, without the " (deleted)" the kernel adds to a file
+	 * unlinked or renamed over since: whatever is at the path now is
+	 * another file (replaced() says so), or nothing */
+	len = strlen(m->path);
+	if (len > 10 && !strcmp(m->path + len - 10, " (deleted)"))
+		len -= 10;
+	snprintf(file, sizeof(file), "%.*s", (int)len, m->path);
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
 		 "-%" PRIx64, tgid, m->start, m->end);
 	fd = ow_open_file(path);
@@ -442,18 +450,18 @@ int procmaps_open(uint32_t tgid, const struct pmap *m)
 	by_path = fd < 0;	/* not the mapping itself: it may be another */
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", tgid,
-			 m->path);
+			 file);
 		fd = ow_open_file(path);
 		refused |= fd < 0 && is_denial(errno);
 	}
 	if (fd < 0) {
-		fd = ow_open_file(m->path);
+		fd = ow_open_file(file);
 		refused |= fd < 0 && is_denial(errno);
 	}
 	if (fd < 0 && refused)	/* each way refused, or the file gone */
 		note_denied(&denied.files, m->dev, m->ino, &denied.nfiles,
-			    denied.file, sizeof(denied.file), m->path);
-	if (fd >= 0 && by_path && replaced(fd, m)) {
+			    denied.file, sizeof(denied.file), file);
+	if (fd >= 0 && by_path && replaced(fd, m, file)) {
 		close(fd);
 		errno = ESTALE;
 		return -1;

@@ -195,6 +195,15 @@ struct {
 	__type(value, struct ow_stack);
 } scratch SEC(".maps");
 
+/* Where a pointer is stored and read back as a number (root may), which
+ * the verifier lets compare: an inlined lookup, not a helper call. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} spill SEC(".maps");
+
 /*
  * Blocked time per key, one period's worth (user space drains them).
  * Allocated as used (the kernel's BPF allocator, safe here): room for a
@@ -346,7 +355,8 @@ static __always_inline __u64 hash_end(__u64 h)
  * ow_uw_side), kernel stacks through the task's cache of them
  * (kstack_cache.bpf.h). */
 static __always_inline long take_stack(void *ctx, struct ow_stack *st,
-				       __u64 flags, bool btf, __u32 side)
+				       __u64 flags, bool btf, __u32 side,
+				       struct kc_entry **kheld)
 {
 	__u64 *ips = st->ips;
 	long len;
@@ -357,7 +367,7 @@ static __always_inline long take_stack(void *ctx, struct ow_stack *st,
 			return len;
 	}
 	if (!(flags & BPF_F_USER_STACK) && btf)
-		return kc_stack(ctx, st, side);
+		return kc_stack(ctx, st, side, kheld);
 	return bpf_get_stack(ctx, ips, OW_MAX_STACK_DEPTH * sizeof(*ips),
 			     flags);
 }
@@ -375,6 +385,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	long len;
 	__u64 h, *sent, held = 0, id = bpf_get_current_pid_tgid();
 	struct uc_entry *hit = 0;
+	struct kc_entry *kheld = 0;
 	int py = 0;
 
 	/* a user stack the task had last time there (ustack_cache.bpf.h),
@@ -390,7 +401,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 		} else if (!sent || *sent != held) {
 			count(&uc_stats, OW_UC_UNSEEN);
 		} else if (!uc_verify) {
-			uc_hit(side, hit);
+			uc_hit(hit);
 			if (py)
 				count(&py_stats, OW_PY_NO_THREAD);
 			return held;
@@ -402,7 +413,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	if (!st)
 		return ENOSPC;
 	st->nr = 0;
-	len = take_stack(ctx, st, flags, btf, side);
+	len = take_stack(ctx, st, flags, btf, side, &kheld);
 	if (len == UW_DEFERRED) {	/* its own reference (unwind_copy.h) */
 		if ((flags & BPF_F_USER_STACK) && python_mode)
 			py_deferred();
@@ -420,10 +431,16 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	st->nr = nr;		/* for process_context() too */
 	if (!nr)
 		return OW_NO_STACK;
-	h = hash_step(flags, nr);
-	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
-		h = hash_step(h, st->ips[i]);
-	h = (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
+	if (kheld && kheld->ref) {	/* a kernel stack hashed before */
+		h = kheld->ref;
+	} else {
+		h = hash_step(flags, nr);
+		for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
+			h = hash_step(h, st->ips[i]);
+		h = (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
+		if (kheld)
+			kheld->ref = h;
+	}
 	if ((flags & BPF_F_USER_STACK) && btf) {
 		if (held && held != h)	/* OFFWAKE_USTACK_CHECK */
 			count(&uc_stats, OW_UC_MISMATCH);
@@ -852,12 +869,16 @@ static __always_inline bool process_context(void *ctx,
 					    struct task_struct *cur, bool btf)
 {
 	__u64 base = (__u64)T_READ(btf, cur, stack), at = 0, outer;
-	void *here = ctx;
 	struct ow_stack *st;
 	__u32 zero = 0, i;
+	__u64 *sp = bpf_map_lookup_elem(&spill, &zero);
 
-	/* the pointer's value as a number, which the verifier lets compare */
-	bpf_probe_read_kernel(&at, sizeof(at), &here);
+	/* the pointer's value as a number (about 10 ns less than a
+	 * bpf_probe_read_kernel() of it) */
+	if (sp) {
+		*(void *volatile *)sp = ctx;
+		at = *(volatile __u64 *)sp;
+	}
 	if (at - base >= TASK_STACK_SPAN)
 		return softirq_of_task();
 	if (!syscall_lo || !want_kstack)
@@ -1008,8 +1029,9 @@ static __always_inline void on_fork(struct task_struct *parent,
 	 * then its stacks would be deferred); a stale entry of a reused tgid
 	 * is replaced */
 	if (unwind_mode != UNWIND_FP &&
-	    (um = bpf_map_lookup_elem(&umaps, &ptgid)))
-		bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY);
+	    (um = bpf_map_lookup_elem(&umaps, &ptgid)) &&
+	    !bpf_map_update_elem(&umaps, &tgid, um, BPF_ANY))
+		umaps_gen_set(tgid, um->gen);
 	/* and its interpreter, where its parent's is */
 	if (python_mode && py_maybe(ptgid) &&
 	    (pp = bpf_map_lookup_elem(&pyprocs, &ptgid)) &&
@@ -1042,6 +1064,7 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 	 * deferred until user space has loaded the new image's (asked for
 	 * afresh: the once-a-second limit was the old image's) */
 	bpf_map_delete_elem(&umaps, &tgid);
+	umaps_gen_set(tgid, 0);
 	bpf_map_delete_elem(&asked, &tgid);
 	bpf_map_delete_elem(&defers, &tgid);
 	bpf_map_delete_elem(&pyprocs, &tgid);	/* found again if Python */

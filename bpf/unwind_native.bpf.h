@@ -54,6 +54,44 @@ struct {
 	__type(value, struct ow_umaps);
 } umaps SEC(".maps");
 
+/* Their generations, by tgid's slot (unwind_native.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OW_UMAPS_GEN_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ow_umaps_gen);
+} umaps_gen SEC(".maps");
+
+/* Set tgid's generation (0: no tables). */
+static __always_inline void umaps_gen_set(__u32 tgid, __u32 gen)
+{
+	__u32 slot = tgid & (OW_UMAPS_GEN_SLOTS - 1);
+	struct ow_umaps_gen *g = bpf_map_lookup_elem(&umaps_gen, &slot);
+
+	if (g)	/* one 8-byte store: a reader sees both or neither */
+		*(volatile __u64 *)g = (__u64)gen << 32 | tgid;
+}
+
+/*
+ * tgid's tables' generation: 0 when it has none (umaps holds no entry).
+ * Its slot first, then umaps.
+ */
+static __always_inline __u32 umaps_gen_of(__u32 tgid)
+{
+	__u32 slot = tgid & (OW_UMAPS_GEN_SLOTS - 1);
+	struct ow_umaps_gen *g = bpf_map_lookup_elem(&umaps_gen, &slot);
+	struct ow_umaps *um;
+	__u64 v;
+
+	if (g) {
+		v = *(volatile __u64 *)g;
+		if ((__u32)v == tgid)
+			return v >> 32;
+	}
+	um = bpf_map_lookup_elem(&umaps, &tgid);
+	return um ? um->gen : 0;
+}
+
 /* When each process without tables last asked for them (ns): once a
  * second at most (a process with no CFI at all keeps having none). */
 struct {

@@ -86,6 +86,20 @@ struct ow_umaps {
 	struct ow_umap m[OW_UMAPS];
 };
 
+/*
+ * Each process's umaps generation, where one array lookup finds it (the
+ * umaps_gen map, slot tgid % OW_UMAPS_GEN_SLOTS; a slot another process
+ * has, or none: the umaps entry is looked up): the user stack cache
+ * checks it at each hit, and a hash lookup of umaps cost about 17 ns of
+ * it.  Written after each write of umaps (gen), and at each delete (gen
+ * 0: no tables).
+ */
+#define OW_UMAPS_GEN_SLOTS	16384	/* a power of 2 */
+struct ow_umaps_gen {
+	__u32 tgid;
+	__u32 gen;
+};
+
 /* How user stacks were walked, and why CFI walks stopped (per-CPU array:
  * the blocked threads' walks at [0, OW_UW_NR), the wakers' at
  * [OW_UW_NR, 2 * OW_UW_NR); index OW_UW_NR * side + stat). */

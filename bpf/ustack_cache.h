@@ -26,4 +26,15 @@ enum ow_uc_stat {
 	OW_UC_NR
 };
 
+/*
+ * A hit's counts, one counter (the uc_hits map) where the walk it stands
+ * for counted up to five (OW_UC_HIT and uw_count()'s): by side, how it
+ * was walked (OW_UW_NR: by frame pointers, --unwind=fp), why it stopped
+ * and whether it met a rule not followed.  User space adds them into the
+ * two (ustack_cache_add_hits()).  Needs unwind_native.h.
+ */
+#define OW_UC_HIT_IDX(side, cls, stop, unf) \
+	((((side) * (OW_UW_NR + 1) + (cls)) * OW_UW_NR + (stop)) * 2 + !!(unf))
+#define OW_UC_HITS	(OW_UW_SIDES * (OW_UW_NR + 1) * OW_UW_NR * 2)
+
 #endif

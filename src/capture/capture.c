@@ -945,6 +945,8 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 	c->cfi = cfi_new(c->pm, bpf_map__fd(rows), c->rows,
 			 bpf_map__max_entries(rows),
 			 bpf_map__fd(c->skel->maps.umaps));
+	if (c->cfi)
+		cfi_set_gen_map(c->cfi, bpf_map__fd(c->skel->maps.umaps_gen));
 	c->defer = uw_defer_new(bpf_map__fd(c->skel->maps.umaps), c->rows,
 				bpf_map__max_entries(rows),
 				c->unwind == OW_UNWIND_CFI,
@@ -1303,6 +1305,7 @@ int capture_snapshot(struct capture *c,
 int capture_finish(struct capture *c)
 {
 	double ended = 0;
+	uint64_t *hits;
 	int err = 0;
 
 	/* disarmed first: blocks ending while the waking program is being
@@ -1340,6 +1343,11 @@ int capture_finish(struct capture *c)
 	read_percpu(c->skel->maps.py_stats, c->pys, OW_PY_NR);
 	read_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
 	read_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
+	if ((hits = calloc(OW_UC_HITS, sizeof(*hits)))) {	/* (uc_hit()) */
+		read_percpu(c->skel->maps.uc_hits, hits, OW_UC_HITS);
+		ustack_cache_add_hits(hits, c->uw, c->uc);
+		free(hits);
+	}
 	if (c->defer)
 		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);

@@ -9,6 +9,30 @@
 #include "stack_cache.h"
 #include "common/util.h"
 
+void ustack_cache_add_hits(const uint64_t *hits,
+			   uint64_t (*uw)[OW_UW_NR], uint64_t *uc)
+{
+	for (unsigned side = 0; side < OW_UW_SIDES; side++)
+		for (unsigned cls = 0; cls <= OW_UW_NR; cls++)
+			for (unsigned stop = 0; stop < OW_UW_NR; stop++)
+				for (unsigned unf = 0; unf < 2; unf++) {
+					uint64_t n = hits[OW_UC_HIT_IDX(side, cls, stop, unf)];
+
+					if (!n)
+						continue;
+					uc[OW_UC_HIT] += n;
+					if (cls == OW_UW_NR)	/* frame pointers:
+								 * not counted */
+						continue;
+					uw[side][cls] += n;
+					if (stop == OW_UW_END_ENTRY)
+						uw[side][OW_UW_END] += n;
+					uw[side][stop] += n;
+					if (unf)
+						uw[side][OW_UW_UNFOLLOWED] += n;
+				}
+}
+
 void ustack_cache_report(const uint64_t *uc)
 {
 	static const char *const why[OW_UC_NR] = {

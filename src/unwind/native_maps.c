@@ -75,6 +75,7 @@ struct range {
 struct cfi {
 	struct procmaps *pm;
 	int rows_fd, umaps_fd;
+	int gen_fd;		/* umaps_gen (-1: none) */
 	struct ow_urow *rows;
 	uint32_t cap;
 	struct range *free;	/* free ranges, sorted, coalesced */
@@ -105,8 +106,26 @@ struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
 	c->free[0] = (struct range){ 0, cap };
 	c->nfree = 1;
 	c->umaps_fd = umaps_fd;
+	c->gen_fd = -1;
 	c->st.rows_cap = cap;
 	return c;
+}
+
+void cfi_set_gen_map(struct cfi *c, int gen_fd)
+{
+	c->gen_fd = gen_fd;
+}
+
+/* tgid's umaps generation into its slot of umaps_gen (0: no tables),
+ * after umaps itself (a reader that sees the old one a moment longer
+ * takes the tables it walked with as they were a moment ago). */
+static void set_gen(struct cfi *c, uint32_t tgid, uint32_t gen)
+{
+	uint32_t slot = tgid & (OW_UMAPS_GEN_SLOTS - 1);
+	struct ow_umaps_gen g = { .tgid = tgid, .gen = gen };
+
+	if (c->gen_fd >= 0)
+		bpf_map_update_elem(c->gen_fd, &slot, &g, BPF_ANY);
 }
 
 /* ---- the rows map: first-fit ranges ---------------------------------- */
@@ -312,6 +331,7 @@ static struct cfi_proc *get_proc(struct cfi *c, uint32_t tgid)
 static void drop_proc(struct cfi *c, struct cfi_proc *p)
 {
 	bpf_map_delete_elem(c->umaps_fd, &p->tgid);
+	set_gen(c, p->tgid, 0);
 	put_files(p);
 	htab_del(&c->procs, p->tgid, 0);
 	c->st.procs--;
@@ -449,7 +469,8 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		c->st.procs_loaded++;
 	}
 	/* (even with none: the walker then knows the tables are in) */
-	bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY);
+	if (!bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY))
+		set_gen(c, p->tgid, um.gen);
 }
 
 void cfi_queue(struct cfi *c, uint32_t tgid)
@@ -508,6 +529,7 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	if (bpf_map_lookup_elem(c->umaps_fd, &parent, &um) ||
 	    bpf_map_update_elem(c->umaps_fd, &child, &um, BPF_ANY))
 		return;
+	set_gen(c, child, um.gen);
 	put_files(p);
 	p->files = malloc(pp->nfiles * sizeof(*p->files));
 	if (!p->files)

@@ -49,6 +49,9 @@ struct cfi_stats {
 struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
 		    int umaps_fd);
 void cfi_free(struct cfi *c);
+/* gen_fd: the umaps_gen array (unwind_native.h), kept with umaps_fd from
+ * now on (-1, cfi_new()'s: none). */
+void cfi_set_gen_map(struct cfi *c, int gen_fd);
 
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */

@@ -580,13 +580,16 @@ static __always_inline struct ow_task *task_info(struct task_struct *t,
 	return ti;
 }
 
-static __always_inline void add_count(struct ow_key *key, __u64 delta)
+/*
+ * Add delta to key's count in map (a constant at each call, so that the
+ * verifier makes the lookup a direct call, not the generic helper's
+ * indirect one through the map's ops: add_count()).
+ */
+static __always_inline void add_count_to(void *map, struct ow_key *key,
+					 __u64 delta)
 {
-	void *map = (active & 1) ? (void *)&counts1 : (void *)&counts0;
 	__u64 *v;
 	long err;
-
-	count(&blocks, 0);
 
 	v = bpf_map_lookup_elem(map, key);
 	if (v) {
@@ -606,6 +609,15 @@ static __always_inline void add_count(struct ow_key *key, __u64 delta)
 		if (v)
 			*v += delta;
 	}
+}
+
+static __always_inline void add_count(struct ow_key *key, __u64 delta)
+{
+	count(&blocks, 0);
+	if (active & 1)
+		add_count_to(&counts1, key, delta);
+	else
+		add_count_to(&counts0, key, delta);
 }
 
 /*

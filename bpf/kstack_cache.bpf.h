@@ -83,18 +83,6 @@ struct kc_frame {
 			 * not the call before it (an interrupt's frame) */
 };
 
-/* A frame of the flattened replay (struct kc_entry). */
-#define KC_FL_BASE	1	/* its CFA is bp-based: the base from here on */
-#define KC_FL_BP	2	/* bp is restored here and used later */
-struct kc_flat {
-	__s16 at;		/* its return address, from the base */
-	__s16 sp;		/* sp before it, from the base (KC_FL_BASE) */
-	__s16 bp;		/* where bp is restored from, from the base
-				 * after it (KC_FL_BP) */
-	__u8 flags;
-	__u8 pad;
-};
-
 struct kc_entry {
 	__u32 nr;		/* frames, ip0 included; 0: none */
 	__u32 ok;		/* learned: replayed exactly */
@@ -106,16 +94,6 @@ struct kc_entry {
 	struct kc_frame f[KC_MAX];
 	__u64 ref;		/* the stack's reference (offwake.h), once the
 				 * caller has hashed it; 0: not yet */
-	/* The replay, flattened (kc_flatten()): the frames whose CFA is
-	 * sp-based (most: ORC kernels keep no frame pointers) are each a
-	 * fixed distance above the last bp-based frame's CFA (__schedule's,
-	 * do_syscall_64's) or the program's frame, so their return
-	 * addresses are checked at those distances, bp read only where a
-	 * later frame uses it; the general replay does the rest. */
-	__u8 nflat;		/* frames so done, from f[1]; 0: none */
-	__u8 bp0;		/* the program's frame's saved bp is used */
-	__s16 end_sp;		/* sp after them, from the last base */
-	struct kc_flat fl[KC_MAX];
 };
 
 #define KC_WAYS		2		/* stacks kept per side */
@@ -169,53 +147,18 @@ __noinline int kc_replay(const struct kc_entry *e, struct ow_stack *out,
 			 __u64 fp, __u64 base)
 {
 	__u64 ip = 0, sp, bp = 0, cfa, cs = 0, next = 0;
-	__u32 nr, np, j0 = 1;
+	__u32 nr;
 
 	if (!e || !out)
 		return OW_KC_RULE;
 	nr = e->nr;
 	if (nr < 2 || nr > KC_MAX)
 		return OW_KC_DEEP;
-	np = e->nflat;
-	if (np && np < nr - 1) {
-		/* the flattened frames: each return address where it must be
-		 * from the base, the base moved at a bp-based frame, bp read
-		 * where it is used (about 3x fewer instructions a frame than
-		 * the loop below) */
-		__u64 b = fp;
-
-		if (e->bp0 && kc_read(&bp, fp, base))
-			return OW_KC_OFF_STACK;
-		for (__u32 j = 1; j < KC_MAX && j <= np; j++) {
-			const struct kc_flat *l = &e->fl[j];
-
-			if (kc_read(&next, b + (__s64)l->at, base))
-				return OW_KC_OFF_STACK;
-			if (next != e->f[j].ip)
-				return OW_KC_WALKED;
-			out->ips[j] = next;
-			if (l->flags & KC_FL_BASE) {
-				cfa = bp + e->f[j].sp_off;
-				if (cfa <= b + (__s64)l->sp)
-					return OW_KC_OFF_STACK;
-				b = cfa;
-			}
-			if ((l->flags & KC_FL_BP) &&
-			    kc_read(&bp, b + (__s64)l->bp, base))
-				return OW_KC_OFF_STACK;
-		}
-		sp = b + (__s64)e->end_sp;
-		if (kc_read(&ip, sp - 8, base))
-			return OW_KC_OFF_STACK;
-		j0 = np + 1;
-	} else {
-		/* the program's frame: CFA = fp + 16, like the kernel's
-		 * orc_fp_entry */
-		if (kc_read(&bp, fp, base) || kc_read(&ip, fp + 8, base))
-			return OW_KC_OFF_STACK;
-		sp = fp + 16;
-	}
-	for (__u32 j = j0; j < KC_MAX; j++) {
+	/* the program's frame: CFA = fp + 16, like the kernel's orc_fp_entry */
+	if (kc_read(&bp, fp, base) || kc_read(&ip, fp + 8, base))
+		return OW_KC_OFF_STACK;
+	sp = fp + 16;
+	for (__u32 j = 1; j < KC_MAX; j++) {
 		const struct kc_frame *f = &e->f[j];
 
 		if (j >= nr || ip != f->ip)
@@ -306,70 +249,6 @@ static __always_inline __u64 kc_sign(const struct ow_stack *st, __u32 nr)
 }
 
 /*
- * e's replay flattened (nflat, bp0, end_sp, fl: see struct kc_entry), from
- * its entries, as kc_replay()'s loop would go: sp starts 16 above fp (the
- * first base), an sp-based frame's CFA is sp plus its offset, a bp-based
- * one's bp plus its offset (the next base), its caller's return address 8
- * below its CFA, bp restored from CFA plus the entry's offset; a restore
- * is read only when a later frame uses bp (marked then: KC_FL_BP, or bp0
- * for the program's frame's).  Stops at a rule it does not flatten (bp
- * from bp, a frame not a call): the loop goes on from there, and needs bp.
- */
-static __always_inline void kc_flatten(struct kc_entry *e)
-{
-	__s32 sp = 16, at = 8, cfa, r;
-	__u32 nr = e->nr, j, src = 0;	/* src: the frame whose restore bp
-					 * is now (0: the program's frame) */
-
-	e->nflat = 0;
-	e->bp0 = 0;
-	for (j = 1; j < KC_MAX && j + 1 < nr; j++) {
-		const struct kc_frame *f = &e->f[j];
-		struct kc_flat *l = &e->fl[j];
-
-		if (f->type != ORC_TYPE_CALL ||
-		    (f->bp_reg != ORC_REG_UNDEFINED &&
-		     f->bp_reg != ORC_REG_PREV_SP))
-			break;
-		if (f->sp_reg == ORC_REG_SP) {
-			cfa = sp + f->sp_off;
-			if (cfa <= sp || cfa >= KC_STACK)
-				break;
-			l->flags = 0;
-		} else if (f->sp_reg == ORC_REG_BP) {
-			if (src)	/* bp used: its restore is read */
-				e->fl[src & (KC_MAX - 1)].flags |= KC_FL_BP;
-			else
-				e->bp0 = 1;
-			l->flags = KC_FL_BASE;
-			l->sp = sp;
-			cfa = 0;	/* the new base */
-		} else {
-			break;
-		}
-		if (f->bp_reg == ORC_REG_PREV_SP) {
-			r = cfa + f->bp_off;
-			if (r <= -KC_STACK || r >= KC_STACK)
-				break;
-			l->bp = r;
-			src = j;
-		}
-		l->at = at;
-		at = cfa - 8;
-		sp = cfa;
-		e->end_sp = sp;
-		e->nflat = j;
-	}
-	/* the loop goes on with bp: its restore is read */
-	if (e->nflat) {
-		if (src)
-			e->fl[src & (KC_MAX - 1)].flags |= KC_FL_BP;
-		else
-			e->bp0 = 1;
-	}
-}
-
-/*
  * Learn the nr frames in ips (just walked by the kernel) into e: each
  * frame's ORC entry, then a replay that must give them back.  0, or why
  * not (enum ow_kc_stat).  A global function.
@@ -387,7 +266,6 @@ __noinline int kc_learn(struct kc_entry *e, struct ow_stack *st,
 	e->ok = 0;
 	e->nr = 0;
 	e->ref = 0;
-	e->nflat = 0;
 	if (nr < 2 || nr > KC_MAX)
 		return OW_KC_DEEP;
 	e->ip0 = st->ips[0];
@@ -417,10 +295,6 @@ __noinline int kc_learn(struct kc_entry *e, struct ow_stack *st,
 	why = kc_replay(e, st, fp, base);
 	if (why)
 		return why == OW_KC_WALKED ? OW_KC_NO_END : why;
-	/* the same, flattened, or not */
-	kc_flatten(e);
-	if (e->nflat && kc_replay(e, st, fp, base))
-		e->nflat = 0;
 	e->ok = 1;
 	return 0;
 }

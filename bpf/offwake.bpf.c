@@ -62,7 +62,9 @@
  * Unlike a stack-trace map, nothing collides or fills up.  (Slots are
  * written with single 8-byte stores, so CPUs racing on one leave one of
  * their hashes there, each sent.)
- * User space drains counts0/counts1 alternately (the "active" index).
+ * User space drains counts0/counts1 (and cslots0/cslots1 with their half
+ * of cvals) alternately: "active", counted up at each drain, is even or
+ * odd.
  *
  * Each program exists twice: tp_btf (task storage, direct BTF pointers)
  * and raw_tp (a pid-keyed hash map) for kernels without tp_btf; user space
@@ -108,7 +110,8 @@ const volatile bool lazy_stacks = false;	/* a blocked task's stacks
 
 enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 
-/* Which counts map the programs add to; flipped by user space. */
+/* Which counts maps the programs add to (active & 1); counted up by
+ * user space at each drain. */
 volatile __u32 active;
 /*
  * Set by user space once every program is attached, cleared before they
@@ -151,9 +154,12 @@ struct ow_task {
 	__u8 seen;		/* OW_EV_SEEN events sent */
 	__u8 pending;		/* lazy_stacks: end_ns is set */
 	__u8 pending_woken;	/* ... and the block had its wakeup */
-	__u8 pad[4];
+	__u32 cslot;		/* add_count(): ckey's slot + 1 (0: none) */
 	/* the waker (chain[0]) and, with --chain-depth, who woke it ... */
 	struct ow_level chain[OW_CHAIN_MAX];
+	__u32 cactive;		/* ... in the period of this "active" */
+	__u32 cpad;
+	struct ow_key ckey;	/* ... the task's last counts key */
 };
 
 struct {
@@ -219,6 +225,51 @@ struct counts_map {
 };
 struct counts_map counts0 SEC(".maps");
 struct counts_map counts1 SEC(".maps");
+
+/*
+ * The same, faster: a key's blocked time in a slot of cvals (period
+ * "active & 1": slots [0, OW_CSLOTS) or [OW_CSLOTS, 2 * OW_CSLOTS)), its
+ * slot found by key in cslots0/cslots1 and handed out by cnext.  A task
+ * keeps its last key and slot (ow_task.ckey): its next block with the
+ * same key in the same period (a thread that blocks the same way again,
+ * the common case) adds to the slot with no hashing (add_count()).  A
+ * key takes a slot only for the task that blocked (the key has its pid),
+ * so a slot's adds come from one CPU at a time.  When a period's slots
+ * are all taken, keys go to counts0/counts1.  User space drains both.
+ */
+struct cslots_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, OW_CSLOTS);
+	__uint(key_size, OW_KEY_SIZE(1));	/* as counts0 */
+	__uint(value_size, sizeof(__u32));
+};
+struct cslots_map cslots0 SEC(".maps");
+struct cslots_map cslots1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* read and zeroed in place */
+	__uint(max_entries, 2 * OW_CSLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} cvals SEC(".maps");
+
+/*
+ * Each period's slots handed out so far by this CPU (entry 0 or 1): CPU c
+ * hands out c, c + ncpus, c + 2 * ncpus ... (no atomic operation, none
+ * needed: add_count() never runs nested on a CPU); past OW_CSLOTS, its
+ * share is taken.  User space zeroes a period's when it drains it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} cnext SEC(".maps");
+const volatile __u32 ncpus = 1;			/* possible CPUs */
+const volatile __u32 cslots_max = OW_CSLOTS;	/* slots a period may use
+						 * (fewer: tests) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -611,13 +662,83 @@ static __always_inline void add_count_to(void *map, struct ow_key *key,
 	}
 }
 
-static __always_inline void add_count(struct ow_key *key, __u64 delta)
+/* Whether two counts keys are the same (OW_KEY_SIZE(chain_depth) bytes):
+ * no branch a word, so that the verifier sees one. */
+static __always_inline bool same_key(const struct ow_key *a,
+				     const struct ow_key *b)
 {
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 d = 0;
+
+#pragma unroll
+	for (__u32 i = 0; i < OW_KEY_SIZE(1) / 8; i++)
+		d |= x[i] ^ y[i];
+	if (chain_depth > 1) {
+#pragma unroll
+		for (__u32 i = OW_KEY_SIZE(1) / 8; i < sizeof(*a) / 8; i++)
+			d |= x[i] ^ y[i];
+	}
+	return !d;
+}
+
+/*
+ * Key's slot in period idx (cslots0/cslots1), taken if it has none; -1
+ * when the period's slots are all taken (or the map failed).
+ */
+static __always_inline long slot_of(void *slots, __u32 idx, struct ow_key *key)
+{
+	__u32 *s = bpf_map_lookup_elem(slots, key), *next, slot;
+	long err;
+
+	if (s)
+		return *s;
+	next = bpf_map_lookup_elem(&cnext, &idx);
+	if (!next)
+		return -1;
+	slot = *next * ncpus + bpf_get_smp_processor_id();
+	if (slot >= cslots_max || slot >= OW_CSLOTS)
+		return -1;
+	(*next)++;
+	err = bpf_map_update_elem(slots, key, &slot, BPF_NOEXIST);
+	if (err == -EEXIST) {	/* another CPU's, just now (ours stays 0) */
+		s = bpf_map_lookup_elem(slots, key);
+		return s ? *s : -1;
+	}
+	return err ? -1 : slot;
+}
+
+/* Add delta to key's count, a block of the task whose storage ti is. */
+static __always_inline void add_count(struct ow_task *ti, struct ow_key *key,
+				      __u64 delta)
+{
+	__u32 act = active, idx = act & 1, k;
+	__u64 *v;
+	long slot;
+
 	count(&blocks, 0);
-	if (active & 1)
-		add_count_to(&counts1, key, delta);
-	else
-		add_count_to(&counts0, key, delta);
+	if (ti->cslot && ti->cactive == act && same_key(&ti->ckey, key)) {
+		slot = ti->cslot - 1;
+	} else {
+		slot = idx ? slot_of(&cslots1, 1, key) : slot_of(&cslots0, 0, key);
+		if (slot < 0) {		/* slots full: by key */
+			ti->cslot = 0;
+			if (idx)
+				add_count_to(&counts1, key, delta);
+			else
+				add_count_to(&counts0, key, delta);
+			return;
+		}
+		if (chain_depth > 1)
+			ti->ckey = *key;
+		else
+			__builtin_memcpy(&ti->ckey, key, OW_KEY_SIZE(1));
+		ti->cactive = act;
+		ti->cslot = slot + 1;
+	}
+	k = idx * OW_CSLOTS + (__u32)slot;
+	v = bpf_map_lookup_elem(&cvals, &k);
+	if (v)
+		__sync_fetch_and_add(v, delta);
 }
 
 /*
@@ -654,7 +775,7 @@ static __always_inline void add_block(struct task_struct *t, __u32 pid,
 	} else if (ti->blocked) {
 		count(&losses, OW_LOSS_WAKER);
 	}
-	add_count(&key, delta);
+	add_count(ti, &key, delta);
 }
 
 /*

@@ -77,6 +77,10 @@ struct ow_key {
 #define OW_KEY_SIZE(depth) (__builtin_offsetof(struct ow_key, up) + \
 			    ((depth) - 1) * sizeof(struct ow_level))
 
+/* Slots of the counts array per period (offwake.bpf.c: cvals): keys
+ * past them go to the counts hash maps. */
+#define OW_CSLOTS	65536
+
 /* Loss counters (a per-CPU array indexed by these). */
 enum ow_loss {
 	OW_LOSS_STACK_FAULT,		/* -EFAULT: stack not readable */

@@ -7,7 +7,8 @@
 # block is kept anyway): the blocked time is still all there (within 2% of
 # the workload's own measure), those blocks name their waker with its
 # stacks missing, and the loss is counted; with -m small enough, the same
-# wakeups have their waker's stacks.  Needs root and kernel BTF.
+# wakeups have their waker's stacks.  The counts are exact whether a key
+# has a slot or goes to the hash maps.  Needs root and kernel BTF.
 . "$(dirname "$0")/lib.sh"
 OFFWAKE=${OFFWAKE:-$PWD/offwake-svg}
 WL=$(cd "$(dirname "$0")/workloads" && pwd)
@@ -63,6 +64,19 @@ if exact late; then
 else
 	fail capture_cost_late_exact "ow_early blocked $(read_us late) us in the capture, $(cat "$TMPD/late.us") us measured (want within 2%)"
 fi
+
+# The counts: a task's blocks with the key of its last add to its slot
+# (bpf: add_count()); keys past a period's slots go to the counts hash
+# maps.  With no slot at all (OFFWAKE_COUNT_SLOTS=0) and with one (the
+# rest by the hash maps), the blocked time is still all there.
+for n in 0 1; do
+	OFFWAKE_COUNT_SLOTS=$n run "slots$n" 20 50
+	if exact "slots$n"; then
+		pass "capture_cost_count_slots_${n}_exact ($(read_us "slots$n") us of $(cat "$TMPD/slots$n.us") measured)"
+	else
+		fail "capture_cost_count_slots_${n}_exact" "with OFFWAKE_COUNT_SLOTS=$n ow_early blocked $(read_us "slots$n") us in the capture, $(cat "$TMPD/slots$n.us") us measured (want within 2%)"
+	fi
+done
 
 # Blocks all shorter than -m walk (almost) no stack: neither the blocked
 # side's (taken at the end of schedule() once a block is kept, where the

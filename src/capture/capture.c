@@ -300,6 +300,10 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	bpf_map__set_max_entries(s->maps.event_backlog, 65536);
 	/* --chain-depth: the keys grow by a level each (offwake.h) */
 	s->rodata->chain_depth = o->chain_depth;
+	s->rodata->ncpus = libbpf_num_possible_cpus() > 0 ?
+			   libbpf_num_possible_cpus() : 1;
+	/* (the tests' way to send keys to the counts maps: fewer slots) */
+	s->rodata->cslots_max = env_uint("OFFWAKE_COUNT_SLOTS", OW_CSLOTS);
 	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
 	s->rodata->kc_check = env_uint("OFFWAKE_KSTACK_CHECK", 0) != 0;
 	s->rodata->kc_direct = !raw && kstack_cache_direct();
@@ -310,6 +314,8 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
+	bpf_map__set_key_size(s->maps.cslots0, OW_KEY_SIZE(o->chain_depth));
+	bpf_map__set_key_size(s->maps.cslots1, OW_KEY_SIZE(o->chain_depth));
 	s->rodata->seen_mask = slots - 1;
 	/* --follow: room for the processes the traced ones start */
 	s->rodata->follow = o->follow || o->cmd_pid > 0;
@@ -746,29 +752,95 @@ static long drain_map(struct capture *c, struct bpf_map *map)
 	return empty_map(c, map, keys, vals, BATCH, got_key);
 }
 
+/* Set entry key of a per-CPU array of __u32 to 0 on every CPU. */
+static int zero_percpu(struct bpf_map *map, __u32 key)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 zero[ncpu > 0 ? ncpu : 1];	/* (values 8-byte aligned) */
+
+	memset(zero, 0, sizeof(zero));
+	if (ncpu > 0 && !bpf_map_update_elem(bpf_map__fd(map), &key, zero, 0))
+		return 0;
+	ow_err("resetting %s: %s", bpf_map__name(map), strerror(errno));
+	return -1;
+}
+
+/* The period being drained (got_slot()). */
+static __u32 drain_idx;
+
+/* A drained key of cslots0/cslots1: its blocked ns in its slot, zeroed. */
+static void got_slot(struct capture *c, void *key, void *val)
+{
+	__u32 slot;
+	__u64 *v;
+
+	memcpy(&slot, val, sizeof(slot));
+	if (slot >= OW_CSLOTS)
+		return;
+	v = &c->cvals[drain_idx * OW_CSLOTS + slot];
+	got_key(c, key, v);
+	*v = 0;
+}
+
 /*
- * Drain the map that has been inactive for a period (after reading the
+ * Move every key of period idx (its slots, then its counts map) into the
+ * user-space sums; returns how many there were, or -1.
+ */
+static long drain_period(struct capture *c, __u32 idx)
+{
+	static char keys[BATCH * sizeof(struct ow_key)];
+	static __u32 slots[BATCH];
+	long n, m;
+
+	drain_idx = idx;
+	n = empty_map(c, idx ? c->skel->maps.cslots1 : c->skel->maps.cslots0,
+		      keys, slots, BATCH, got_slot);
+	if (n < 0)
+		return -1;
+	if (zero_percpu(c->skel->maps.cnext, idx))
+		return -1;
+	m = drain_map(c, idx ? c->skel->maps.counts1 : c->skel->maps.counts0);
+	return m < 0 ? -1 : n + m;
+}
+
+/*
+ * Drain the period that has been inactive for a period (after reading the
  * stacks its keys refer to); make it active.  Returns the milliseconds
  * to the next drain, or -1.
  */
 static int drain_tick(struct capture *c)
 {
 	int idle = (c->drains + 1) & 1;
-	struct bpf_map *map = idle ? c->skel->maps.counts1 :
-				     c->skel->maps.counts0;
 	long n;
 
 	ring_buffer__consume(c->rb);
 	if (fetch_backlog(c))
 		return -1;
 	retry_pending(c, false);
-	n = drain_map(c, map);
+	n = drain_period(c, idle);
 	if (n < 0)
 		return -1;
-	c->fill = 100.0 * n / bpf_map__max_entries(map);
-	__atomic_store_n(&c->skel->bss->active, idle, __ATOMIC_RELEASE);
+	c->fill = 100.0 * n / (OW_CSLOTS + bpf_map__max_entries(c->skel->maps.counts0));
+	/* (counted up, not flipped: a task's kept slot is of one period) */
+	__atomic_store_n(&c->skel->bss->active, c->drains + 1, __ATOMIC_RELEASE);
 	c->drains++;
-	return n > bpf_map__max_entries(map) / 8 ? DRAIN_FAST_MS : DRAIN_MS;
+	return n > bpf_map__max_entries(c->skel->maps.counts0) / 8 ?
+	       DRAIN_FAST_MS : DRAIN_MS;
+}
+
+/* The counts slots' values (bpf: cvals), mapped: drained in place. */
+static int counts_start(struct capture *c)
+{
+	void *p = mmap(NULL, 2 * OW_CSLOTS * sizeof(__u64),
+		       PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(c->skel->maps.cvals), 0);
+
+	if (p == MAP_FAILED) {
+		ow_err("mapping the counts array: %s", strerror(errno));
+		return -1;
+	}
+	c->cvals = p;
+	return 0;
 }
 
 static int fill_threads(struct capture *c, const struct capture_cfg *o)
@@ -1018,7 +1090,8 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		       load_hint(err));
 		return -1;
 	}
-	if (fill_threads(c, o) || cfi_start(c, o) || python_start(c, o))
+	if (counts_start(c) || fill_threads(c, o) || cfi_start(c, o) ||
+	    python_start(c, o))
 		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
@@ -1327,9 +1400,9 @@ int capture_finish(struct capture *c)
 	err = fetch_backlog(c);
 	walk_deferred(c, DEFER_END_MS, true);
 	if (!err)
-		err = drain_map(c, c->skel->maps.counts0) < 0;
+		err = drain_period(c, 0) < 0;
 	if (!err)
-		err = drain_map(c, c->skel->maps.counts1) < 0;
+		err = drain_period(c, 1) < 0;
 	retry_pending(c, true);
 	if (!err)
 		take_lost(c);
@@ -1414,6 +1487,8 @@ void capture_free(struct capture *c)
 	py_procs_free(c->py);
 	if (c->rows)
 		munmap(c->rows, c->rows_len);
+	if (c->cvals)
+		munmap(c->cvals, 2 * OW_CSLOTS * sizeof(__u64));
 	offwake_bpf__destroy(c->skel);
 	procmaps_free(c->pm);		/* first: it releases fold's caches */
 	folder_free(&c->fo);

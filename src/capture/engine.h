@@ -67,6 +67,7 @@ struct capture {
 	struct cfi *cfi;		/* unwind tables (NULL: fp) */
 	void *rows;			/* the rows map, mapped */
 	size_t rows_len;
+	__u64 *cvals;			/* the counts slots' values, mapped */
 	uint64_t uw[OW_UW_SIDES][OW_UW_NR];	/* how user stacks were walked,
 					 * blocked threads' and wakers' */
 	struct uw_defer *defer;		/* deferred user stacks (NULL: fp) */

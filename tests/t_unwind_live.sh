@@ -22,6 +22,8 @@ fi
 CF=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
 if ! { cc "${CF[@]}" -o "$TMPD/chain" "$WL/chain.c" "$WL/chainlib.c" &&
        cc "${CF[@]}" -shared -fPIC -o "$TMPD/libowchain.so" "$WL/chainlib.c" &&
+       cc "${CF[@]}" -o "$TMPD/chainso" "$WL/chain.c" -L"$TMPD" -lowchain \
+	  -Wl,-rpath,"$TMPD" &&
        cc "${CF[@]}" -o "$TMPD/chaindl" "$WL/chaindl.c" -ldl; } 2> "$TMPD/cc.err"; then
 	fail unwind_live_build "$(head -c 300 "$TMPD/cc.err")"
 	exit 0
@@ -52,6 +54,26 @@ if attached $OW; then
 else
 	kill $OW 2> /dev/null
 	fail unwind_live_new_process "the capture did not attach"
+fi
+
+# 1b. The same with f4..f6 in a library no other process maps: its
+# table is built after the program's and libc's are in place (the quick
+# pass, native_maps.c: update()); the stacks through it meanwhile wait
+# for it (deferred), so they are whole too, not cut at the library.
+"$OFFWAKE" -f -u 6 > "$TMPD/newso" 2> "$TMPD/newso.err" & OW=$!
+if attached $OW; then
+	"$TMPD/chainso" 5 thread > /dev/null
+	wait $OW; st=$?
+	pct=$(share "$TMPD/newso" "$whole_blocked" '^ow_chain;.*anon_pipe_read')
+	quick=$(grep -oE '[0-9]+ had their program.s and libc.s first' "$TMPD/newso.err" | cut -d' ' -f1)
+	if [ $st -eq 0 ] && [ "$pct" -ge 60 ] && [ "${quick:-0}" -ge 1 ]; then
+		pass "unwind_live_new_process_library ($pct% of its blocked time whole; $quick processes given their program and libc first)"
+	else
+		fail unwind_live_new_process_library "status $st, $pct% of ow_chain's read time with whole stacks, quick passes: ${quick:-none}; cut: $(grep '^ow_chain;' "$TMPD/newso" | grep -vE "$whole_blocked" | head -3 | cut -c1-200 | tr '\n' '|')"
+	fi
+else
+	kill $OW 2> /dev/null
+	fail unwind_live_new_process_library "the capture did not attach"
 fi
 
 # 2. dlopen during a -p capture: blocks through the library's f4..f6,

@@ -1651,12 +1651,13 @@ void capture_report_unwind(const struct capture *c)
 		return;
 	report_walks("blocked threads", c->uw[OW_UW_BLOCKED]);
 	report_walks("wakers", c->uw[OW_UW_WAKER]);
-	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms)\n",
+	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms; %zu had their program's and libc's first)\n",
 		st->tables, st->procs_loaded, st->procs_loaded == 1 ? "" : "es",
 		st->rows * sizeof(struct ow_urow) / 1048576.0,
 		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
 		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
-		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms);
+		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms,
+		st->quick);
 	report_unfollowed(c);
 	report_deferred(c);
 	if (st->no_cfi || st->unreadable)

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,16 +398,42 @@ static void pick_umaps(struct cfi *c, const struct umap_of *all, size_t n,
 }
 
 /* Write tgid's entry from its current maps. */
-static void update(struct cfi *c, struct cfi_proc *p,
-		   void (*between)(void *), void *ctx)
+/*
+ * Whether m is a file the first tables of a new process must have: its
+ * program (exe, from /proc/TGID/exe) or the C library, where nearly every
+ * stack's frames are (update()'s quick pass).
+ */
+static bool first_needed(const struct pmap *m, const char *exe)
+{
+	const char *base = strrchr(m->path, '/');
+
+	base = base ? base + 1 : m->path;
+	return !strcmp(m->path, exe) || !strncmp(base, "libc.so", 7) ||
+	       !strncmp(base, "libc-", 5);
+}
+
+/*
+ * Write p's umaps entry from its maps, each file's table built first
+ * unless built before.  quick: only the files built before and those
+ * first_needed(): a new process (or image: exec) gets those in place
+ * without waiting for the others (perf and its 50-odd libraries: 170 ms, its
+ * stacks deferred meanwhile, where its program and libc take 20 ms); the
+ * stacks through the others are deferred until the full pass, which
+ * follows.  Returns the files a quick pass left out (written only when
+ * it left some out and put some in).
+ */
+static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
+		     void (*between)(void *), void *ctx)
 {
 	static struct ow_umaps um;
 	const struct pmap *maps;
 	struct pmap *copy;
 	struct cfi_file **files = NULL;
-	size_t n, nfiles = 0, cap = 0, nall = 0, allcap = 0;
+	size_t n, nfiles = 0, cap = 0, nall = 0, allcap = 0, left = 0;
 	struct umap_of *all = NULL;
 	uint64_t version = 0;
+	char exe[PATH_MAX] = "", link[64];
+	ssize_t len;
 
 	maps = procmaps_current(c->pm, p->tgid, &n, &version);
 	if (!maps) {
@@ -414,11 +441,16 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		maps = procmaps_current(c->pm, p->tgid, &n, &version);
 	}
 	if (!maps || version == p->version)
-		return;
+		return 0;
 	/* our own copy: between() may have procmaps learn these maps anew */
 	maps = copy = copy_maps(maps, n);
 	if (!copy)
-		return;
+		return 0;
+	if (quick) {
+		snprintf(link, sizeof(link), "/proc/%" PRIu32 "/exe", p->tgid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		exe[len > 0 ? len : 0] = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pmap *m = &maps[i];
 		struct cfi_file *f;
@@ -427,6 +459,10 @@ static void update(struct cfi *c, struct cfi_proc *p,
 		if (!file_backed(m))
 			continue;
 		built = !htab_get(&c->files, m->dev, m->ino);
+		if (quick && built && !first_needed(m, exe)) {
+			left++;
+			continue;
+		}
 		f = get_file(c, p->tgid, m, between, ctx);
 		if (built && between)
 			between(ctx);
@@ -456,13 +492,21 @@ static void update(struct cfi *c, struct cfi_proc *p,
 			break;
 		}
 	}
+	if (quick && (!left || !nall)) {	/* the full pass does it all */
+		for (size_t i = 0; i < nfiles; i++)
+			files[i]->refs--;
+		free(all);
+		free(files);
+		free_copy(copy, n);
+		return 0;
+	}
 	pick_umaps(c, all, nall, &um);
 	free(all);
 	free_copy(copy, n);
 	put_files(p);
 	p->files = files;
 	p->nfiles = nfiles;
-	p->version = version;
+	p->version = quick ? 0 : version;	/* (quick: the full pass next) */
 	um.gen = ++c->gen;	/* rows the walkers cached are stale */
 	if (um.n && !p->counted) {
 		p->counted = true;
@@ -471,6 +515,7 @@ static void update(struct cfi *c, struct cfi_proc *p,
 	/* (even with none: the walker then knows the tables are in) */
 	if (!bpf_map_update_elem(c->umaps_fd, &p->tgid, &um, BPF_ANY))
 		set_gen(c, p->tgid, um.gen);
+	return left;
 }
 
 void cfi_queue(struct cfi *c, uint32_t tgid)
@@ -561,7 +606,10 @@ static size_t build(struct cfi *c, struct cfi_proc *p,
 	lag = p->queued;
 	p->queued = 0;
 	c->busy = p;	/* between() may forget it meanwhile */
-	update(c, p, between, ctx);
+	if (update(c, p, true, between, ctx) && !p->forgotten)
+		c->st.quick++;
+	if (!p->forgotten)
+		update(c, p, false, between, ctx);
 	c->busy = NULL;
 	if (p->forgotten) {
 		drop_proc(c, p);
@@ -624,7 +672,7 @@ void cfi_sweep(struct cfi *c, unsigned idle)
 			continue;
 		seen++;
 		if (!procmaps_learn(c->pm, p->tgid))
-			update(c, p, NULL, NULL);
+			update(c, p, false, NULL, NULL);
 	}
 	if (c->procs.size)
 		c->relearn = (c->relearn + i) % c->procs.size;

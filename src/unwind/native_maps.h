@@ -26,6 +26,8 @@ struct cfi_stats {
 	char over_file[64];	/* the first one's file */
 	size_t procs;		/* processes with tables now */
 	size_t procs_loaded;	/* processes that had tables, in all */
+	size_t quick;		/* of them, given their program's and libc's
+				 * first (update()'s quick pass) */
 	size_t files;		/* files kept (with a table or not) */
 	size_t queued;		/* entries of the queue */
 	size_t bytes;		/* what this side's tables take */

@@ -400,8 +400,8 @@ static void pick_umaps(struct cfi *c, const struct umap_of *all, size_t n,
 /* Write tgid's entry from its current maps. */
 /*
  * Whether m is a file the first tables of a new process must have: its
- * program (exe, from /proc/TGID/exe) or the C library, where nearly every
- * stack's frames are (update()'s quick pass).
+ * program (exe, from /proc/TGID/exe), the C library or the dynamic
+ * loader, where nearly every stack's frames are (update()'s quick pass).
  */
 static bool first_needed(const struct pmap *m, const char *exe)
 {
@@ -409,7 +409,7 @@ static bool first_needed(const struct pmap *m, const char *exe)
 
 	base = base ? base + 1 : m->path;
 	return !strcmp(m->path, exe) || !strncmp(base, "libc.so", 7) ||
-	       !strncmp(base, "libc-", 5);
+	       !strncmp(base, "libc-", 5) || !strncmp(base, "ld-linux", 8);
 }
 
 /*

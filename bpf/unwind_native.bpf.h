@@ -62,11 +62,18 @@ struct {
 	__type(value, struct ow_umaps_gen);
 } umaps_gen SEC(".maps");
 
+/* tgid's slot of umaps_gen (shared with other tgids), or NULL. */
+static __always_inline struct ow_umaps_gen *umaps_gen_slot(__u32 tgid)
+{
+	__u32 slot = tgid & (OW_UMAPS_GEN_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&umaps_gen, &slot);
+}
+
 /* Set tgid's generation (0: no tables). */
 static __always_inline void umaps_gen_set(__u32 tgid, __u32 gen)
 {
-	__u32 slot = tgid & (OW_UMAPS_GEN_SLOTS - 1);
-	struct ow_umaps_gen *g = bpf_map_lookup_elem(&umaps_gen, &slot);
+	struct ow_umaps_gen *g = umaps_gen_slot(tgid);
 
 	if (g)	/* one 8-byte store: a reader sees both or neither */
 		*(volatile __u64 *)g = (__u64)gen << 32 | tgid;
@@ -78,8 +85,7 @@ static __always_inline void umaps_gen_set(__u32 tgid, __u32 gen)
  */
 static __always_inline __u32 umaps_gen_of(__u32 tgid)
 {
-	__u32 slot = tgid & (OW_UMAPS_GEN_SLOTS - 1);
-	struct ow_umaps_gen *g = bpf_map_lookup_elem(&umaps_gen, &slot);
+	struct ow_umaps_gen *g = umaps_gen_slot(tgid);
 	struct ow_umaps *um;
 	__u64 v;
 

@@ -463,20 +463,24 @@ static bool replaced(int fd, const struct pmap *m, const char *file)
 	return true;
 }
 
+size_t procmaps_path_len(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len > 10 && !strcmp(path + len - 10, " (deleted)") ?
+	       len - 10 : len;
+}
+
 int procmaps_open(uint32_t tgid, const struct pmap *m)
 {
 	char path[PATH_MAX + 32], file[PATH_MAX];
 	bool refused, by_path;
-	size_t len;
 	int fd;
 
-	/* the path, without the " (deleted)" the kernel adds to a file
-	 * unlinked or renamed over since: whatever is at the path now is
+	/* the path, without " (deleted)": whatever is at the path now is
 	 * another file (replaced() says so), or nothing */
-	len = strlen(m->path);
-	if (len > 10 && !strcmp(m->path + len - 10, " (deleted)"))
-		len -= 10;
-	snprintf(file, sizeof(file), "%.*s", (int)len, m->path);
+	snprintf(file, sizeof(file), "%.*s", (int)procmaps_path_len(m->path),
+		 m->path);
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
 		 "-%" PRIx64, tgid, m->start, m->end);
 	fd = ow_open_file(path);

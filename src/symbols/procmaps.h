@@ -54,6 +54,9 @@ const struct pmap *procmaps_current(struct procmaps *pm, uint32_t tgid,
  * procmaps_report_denied() names it.
  */
 int procmaps_open(uint32_t tgid, const struct pmap *m);
+/* The length of path without the " (deleted)" the kernel adds to a file
+ * unlinked or renamed over since it was mapped. */
+size_t procmaps_path_len(const char *path);
 /*
  * Whether mapping m holds the PT_LOAD segment at file offset off, filesz
  * bytes long: the kernel maps a segment from its offset rounded down to a

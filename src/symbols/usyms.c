@@ -446,14 +446,11 @@ static int cmp_esym(const void *a, const void *b)
 static char *file_label(const char *path, bool changed)
 {
 	const char *base = strrchr(path, '/');
-	size_t len;
 	char *l;
 
 	base = base ? base + 1 : path;
-	len = strlen(base);
-	if (len > 10 && !strcmp(base + len - 10, " (deleted)"))
-		len -= 10;
-	if (asprintf(&l, "[%.*s%s]", (int)len, base, changed ? " (changed)" : "") < 0)
+	if (asprintf(&l, "[%.*s%s]", (int)procmaps_path_len(base), base,
+		     changed ? " (changed)" : "") < 0)
 		return NULL;
 	return l;
 }

@@ -259,8 +259,8 @@ static int field(const char **s, int base, char end, unsigned long long *v)
  * One line of /proc/PID/maps, "start-end perms offset major:minor inode
  * path", into m; *exec from perms.  The path (the rest of the line, spaces
  * and all) is copied for executable mappings only (others: NULL).  A
- * parser of its own: sscanf() was a third of the capture's CPU time at a
- * new process's start (its maps read by each event that may bring new
+ * parser of its own: sscanf() was 17% of the capture's CPU time at a new
+ * process's start (its maps read by each event that may bring new
  * libraries).
  */
 static int parse_line(const char *line, struct pmap *m, bool *exec)

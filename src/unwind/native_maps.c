@@ -398,7 +398,6 @@ static void pick_umaps(struct cfi *c, const struct umap_of *all, size_t n,
 			um->m[um->n++] = all[i].m;
 }
 
-/* Write tgid's entry from its current maps. */
 /*
  * Whether m is a file the first tables of a new process must have: its
  * program (exe, from /proc/TGID/exe), the C library or the dynamic
@@ -420,7 +419,8 @@ static bool first_needed(const struct pmap *m, const char *exe)
  * without waiting for the others (perf and its 50-odd libraries: 170 ms, its
  * stacks deferred meanwhile, where its program and libc take 20 ms); the
  * stacks through the others are deferred until the full pass, which
- * follows.  Returns the files a quick pass left out (written only when
+ * follows once the processes queued meanwhile have had their quick pass
+ * (build()).  Returns the files a quick pass left out (written only when
  * it left some out and put some in).
  */
 static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
@@ -519,15 +519,28 @@ static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
 	return left;
 }
 
+/* Put tgid in the queue: at its end, taken next, or (far) at its start,
+ * taken after every other; 0, or -1 (no memory). */
+static int enqueue(struct cfi *c, uint32_t tgid, bool far)
+{
+	if (ow_grow(&c->queue, &c->queuecap, c->nqueue, sizeof(*c->queue)))
+		return -1;
+	if (far) {
+		memmove(c->queue + 1, c->queue, c->nqueue * sizeof(*c->queue));
+		c->queue[0] = tgid;
+	} else {
+		c->queue[c->nqueue] = tgid;
+	}
+	c->nqueue++;
+	return 0;
+}
+
 void cfi_queue(struct cfi *c, uint32_t tgid)
 {
 	struct cfi_proc *p = get_proc(c, tgid);
 
-	if (!p || p->queued)
+	if (!p || p->queued || enqueue(c, tgid, false))
 		return;
-	if (ow_grow(&c->queue, &c->queuecap, c->nqueue, sizeof(*c->queue)))
-		return;
-	c->queue[c->nqueue++] = tgid;
 	p->queued = ow_now_ms();
 	p->version = 0;		/* read again, even if the same maps */
 }
@@ -615,15 +628,8 @@ static size_t build(struct cfi *c, struct cfi_proc *p,
 		 * one's full set, perf's 140 ms) */
 		c->st.quick++;
 		p->full_next = true;
-		if (!p->queued && !ow_grow(&c->queue, &c->queuecap, c->nqueue,
-					   sizeof(*c->queue))) {
-			memmove(c->queue + 1, c->queue,
-				c->nqueue * sizeof(*c->queue));
-			c->queue[0] = p->tgid;	/* (the queue is taken from
-						 * its end) */
-			c->nqueue++;
-		}
-		p->queued = p->queued ? p->queued : lag;
+		if (!p->queued && !enqueue(c, p->tgid, true))
+			p->queued = lag;
 		c->busy = NULL;
 		return 1;
 	}

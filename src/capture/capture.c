@@ -494,7 +494,8 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 	case OW_EV_TABLES:	/* at most once a second per process */
 		if (c->cfi) {
 			procmaps_learn(c->pm, e->tgid);
-			cfi_queue(c->cfi, e->tgid);
+			if (!cfi_want_all(c->cfi, e->tgid))
+				cfi_queue(c->cfi, e->tgid);
 		}
 		py_procs_check(c->py, e->tgid);
 		break;
@@ -954,11 +955,14 @@ static void got_walked(void *ctx, const struct ow_stack *st, size_t len)
 static void keep_up(void *ctx);
 
 /* Whether tgid's tables are in, built now (first: a stack waits for
- * them) until c->defer_until. */
-static bool build_tables(void *ctx, uint32_t tgid)
+ * them) until c->defer_until; missed: a walk met a pc they leave out,
+ * all of them wanted (when they are a quick pass's). */
+static bool build_tables(void *ctx, uint32_t tgid, bool missed)
 {
 	struct capture *c = ctx;
 
+	if (missed)
+		cfi_want_all(c->cfi, tgid);
 	if (cfi_pending(c->cfi, tgid) && now_s() < c->defer_until)
 		cfi_build(c->cfi, tgid, keep_up, c);
 	return !cfi_pending(c->cfi, tgid);
@@ -1033,8 +1037,13 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 		if (tgid)
 			cfi_queue(c->cfi, tgid);
 	}
-	/* all: tracing waits for them; a signal stops it (between two
+	/* all: tracing waits for them, each one's whole set (a quick pass
+	 * first, then the rest); a signal stops it (between two
 	 * processes: one process's tables are built whole) */
+	while (!stop && cfi_work(c->cfi, CFI_BUDGET_MS, NULL, NULL))
+		;
+	for (size_t i = 0; i < o->nids; i++)
+		cfi_want_all(c->cfi, id_tgid(o, i));
 	while (!stop && cfi_work(c->cfi, CFI_BUDGET_MS, NULL, NULL))
 		;
 	return 0;
@@ -1593,12 +1602,12 @@ static void report_deferred(const struct capture *c)
 
 	if (!c->df[OW_DF_SENT] && !c->df[OW_DF_NO_ROOM] && !c->df[OW_DF_LIMIT])
 		return;
-	fprintf(stderr, OW_PROG ": deferred user stacks (their tables not in place yet): %llu, walked once they were: %llu reached the outermost frame, %llu cut by the %d KiB copy, %llu ended otherwise, %llu walked before their tables (at the end, or %d MB waiting); up to %.1f MB of copies waited\n",
+	fprintf(stderr, OW_PROG ": deferred user stacks (their tables not in place yet): %llu, walked once they were: %llu reached the outermost frame, %llu cut by the %d KiB copy, %llu ended otherwise, %llu walked before their tables (at the end, or %d MB waiting); %llu waits for a process's other libraries; up to %.1f MB of copies waited\n",
 		(unsigned long long)c->df[OW_DF_SENT],
 		(unsigned long long)d->whole, (unsigned long long)d->cut,
 		OW_UCOPY_MAX / 1024, (unsigned long long)d->other,
 		(unsigned long long)d->early, DEFER_MAX_MB,
-		d->bytes_max / 1048576.0);
+		(unsigned long long)d->waited, d->bytes_max / 1048576.0);
 	if (c->df[OW_DF_NO_ROOM] || c->df[OW_DF_LIMIT])
 		fprintf(stderr, OW_PROG ": warning: %llu user stacks walked by frame pointers while their tables were late: %llu found the ring buffer full (raise --ring-buffer-size), %llu past %d deferrals of one process per version of its tables\n",
 			(unsigned long long)(c->df[OW_DF_NO_ROOM] + c->df[OW_DF_LIMIT]),
@@ -1651,13 +1660,13 @@ void capture_report_unwind(const struct capture *c)
 		return;
 	report_walks("blocked threads", c->uw[OW_UW_BLOCKED]);
 	report_walks("wakers", c->uw[OW_UW_WAKER]);
-	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms; %zu had their program's and libc's first)\n",
+	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms); %zu quick passes (a process's program, libc and ld.so only), %zu processes given the rest when a walk met it\n",
 		st->tables, st->procs_loaded, st->procs_loaded == 1 ? "" : "es",
 		st->rows * sizeof(struct ow_urow) / 1048576.0,
 		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
 		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
 		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms,
-		st->quick);
+		st->quick, st->wanted);
 	report_unfollowed(c);
 	report_deferred(c);
 	if (st->no_cfi || st->unreadable)

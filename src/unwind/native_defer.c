@@ -67,25 +67,52 @@ static size_t copy_size(const struct kept *c)
 	return sizeof(*c) + c->len;
 }
 
-/* Walk c into a stack record for got(); frees c. */
-static void walk_one(struct uw_defer *d, struct kept *c,
-		     void (*got)(void *, const struct ow_stack *, size_t),
-		     void *ctx)
+/* Walk c into st; its frames, counted by how the walk ended unless the
+ * walk is to be done again (final false). */
+static size_t walk(struct uw_defer *d, const struct kept *c,
+		   struct ow_stack *st, bool *unmapped, bool final)
 {
 	static struct ow_umaps um;
-	static struct ow_stack st;
 	struct uw_regs r = { c->ip, c->sp, c->bp, c->bx, c->data, c->len };
 	enum uw_walk_end end;
 	size_t nr;
 
 	d->walker.um = bpf_map_lookup_elem(d->umaps_fd, &c->tgid, &um) ? NULL : &um;
-	nr = uw_walk_copy(&d->walker, &r, st.ips, OW_MAX_STACK_DEPTH, &end);
+	nr = uw_walk_copy(&d->walker, &r, st->ips, OW_MAX_STACK_DEPTH, &end,
+			  unmapped);
+	if (!final)
+		return nr;
 	if (end == UW_WALK_COPY && nr < OW_MAX_STACK_DEPTH)
-		st.ips[nr++] = OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED);
+		st->ips[nr++] = OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED);
 	d->st.whole += end == UW_WALK_END || end == UW_WALK_ENTRY;
 	d->st.cut += end == UW_WALK_COPY;
 	d->st.other += end != UW_WALK_END && end != UW_WALK_ENTRY &&
 		       end != UW_WALK_COPY;
+	return nr;
+}
+
+/*
+ * Walk c into a stack record for got() and free c; or, when the walk met
+ * a pc its process's entry does not map and ready(ctx, tgid, true) says
+ * more tables are coming for it (a partial entry), keep c: false.
+ */
+static bool walk_one(struct uw_defer *d, struct kept *c,
+		     bool (*ready)(void *, uint32_t, bool),
+		     void (*got)(void *, const struct ow_stack *, size_t),
+		     void *ctx)
+{
+	static struct ow_stack st;
+	bool unmapped = false;
+	size_t nr;
+
+	if (ready) {
+		walk(d, c, &st, &unmapped, false);
+		if (unmapped && !ready(ctx, c->tgid, true)) {
+			d->st.waited++;
+			return false;
+		}
+	}
+	nr = walk(d, c, &st, NULL, true);
 	st.type = OW_EV_STACK;
 	st.nr = nr;
 	st.hash = c->ref;
@@ -93,6 +120,7 @@ static void walk_one(struct uw_defer *d, struct kept *c,
 	free(c);
 	if (nr)
 		got(ctx, &st, sizeof(st) - sizeof(st.ips) + nr * sizeof(st.ips[0]));
+	return true;
 }
 
 int uw_defer_add(struct uw_defer *d, const void *rec, size_t len)
@@ -125,7 +153,7 @@ int uw_defer_add(struct uw_defer *d, const void *rec, size_t len)
 }
 
 size_t uw_defer_walk(struct uw_defer *d,
-		     bool (*ready)(void *ctx, uint32_t tgid),
+		     bool (*ready)(void *ctx, uint32_t tgid, bool missed),
 		     void (*got)(void *ctx, const struct ow_stack *st, size_t len),
 		     void *ctx)
 {
@@ -135,11 +163,13 @@ size_t uw_defer_walk(struct uw_defer *d,
 	 * after the n looked at (d->q may move) */
 	for (size_t i = 0; i < n; i++) {
 		struct kept *c = d->q[i];
-		bool in = ready && ready(ctx, c->tgid);
+		bool in = ready && ready(ctx, c->tgid, false);
 
-		if (in || !ready || d->st.bytes > d->max_bytes) {
-			d->st.early += !in;
-			walk_one(d, c, got, ctx);
+		if (in && walk_one(d, c, ready, got, ctx)) {
+			done++;
+		} else if (!ready || d->st.bytes > d->max_bytes) {
+			d->st.early++;
+			walk_one(d, c, NULL, got, ctx);
 			done++;
 		} else {
 			d->q[k++] = c;

@@ -23,6 +23,9 @@ struct uw_defer_stats {
 	uint64_t other;		/* ended otherwise (no table, depth, ...) */
 	uint64_t early;		/* walked before their tables were in (the
 				 * memory bound: more copies than max_bytes) */
+	uint64_t waited;	/* walks that met a file their process's
+				 * partial tables left out: kept for the
+				 * rest (a stack may count more than once) */
 	uint64_t bad;		/* malformed records (never expected) */
 	size_t kept, bytes;	/* copies waiting now, and their bytes */
 	size_t bytes_max;	/* the most bytes kept at once */
@@ -39,14 +42,18 @@ void uw_defer_free(struct uw_defer *d);
 int uw_defer_add(struct uw_defer *d, const void *rec, size_t len);
 
 /*
- * Walk the kept copies whose process has its tables in (ready(ctx, tgid)
- * true; every copy when ready is NULL: counted as early), handing each stack record made
- * (OW_EV_STACK, hash: the copy's reference) to got(ctx, record, length).
- * ready() may add copies (they wait for the next call).  Returns how many
- * were walked.
+ * Walk the kept copies whose process has its tables in (ready(ctx, tgid,
+ * false) true; every copy when ready is NULL: counted as early), handing
+ * each stack record made (OW_EV_STACK, hash: the copy's reference) to
+ * got(ctx, record, length).  A walk that meets a pc in no mapping of its
+ * process's entry asks ready(ctx, tgid, true) whether to walk it now
+ * (true: with the tables as they are then) or keep it for a later call
+ * (false: the entry leaves files out, and they are coming).  ready() may
+ * add copies (they wait for the next call).  Returns how many were
+ * walked.
  */
 size_t uw_defer_walk(struct uw_defer *d,
-		     bool (*ready)(void *ctx, uint32_t tgid),
+		     bool (*ready)(void *ctx, uint32_t tgid, bool missed),
 		     void (*got)(void *ctx, const struct ow_stack *st, size_t len),
 		     void *ctx);
 

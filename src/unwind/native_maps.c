@@ -66,7 +66,8 @@ struct cfi_proc {
 	double queued;		/* when queued, 0: not queued */
 	bool counted;		/* in st.procs_loaded */
 	bool forgotten;		/* cfi_forget() while update() ran on it */
-	bool full_next;		/* its quick pass is in: the full one next */
+	bool partial;		/* its entry leaves files out (a quick pass) */
+	bool want_all;		/* a walk missed them: the next pass is full */
 	uint64_t learned_ns;	/* when cfi_refresh() last read its maps */
 };
 
@@ -415,13 +416,14 @@ static bool first_needed(const struct pmap *m, const char *exe)
 /*
  * Write p's umaps entry from its maps, each file's table built first
  * unless built before.  quick: only the files built before and those
- * first_needed(): a new process (or image: exec) gets those in place
- * without waiting for the others (perf and its 50-odd libraries: 170 ms, its
- * stacks deferred meanwhile, where its program and libc take 20 ms); the
- * stacks through the others are deferred until the full pass, which
- * follows once the processes queued meanwhile have had their quick pass
- * (build()).  Returns the files a quick pass left out (written only when
- * it left some out and put some in).
+ * first_needed(), where nearly every stack's frames are (perf and its
+ * 50-odd libraries: 170 ms of table building, 0.12 s of CPU, where its
+ * program and libc take 20 ms); the entry is then partial, and the
+ * others are built only when a walk misses them (cfi_want_all(): its
+ * stack is deferred meanwhile, and walked once they are in).  A quick
+ * pass that would leave nothing out, or put nothing in, is a full one.
+ * The maps of the entry written last are not read again, except for a
+ * full pass over a partial entry.  Returns the files left out.
  */
 static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
 		     void (*between)(void *), void *ctx)
@@ -429,19 +431,23 @@ static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
 	static struct ow_umaps um;
 	const struct pmap *maps;
 	struct pmap *copy;
-	struct cfi_file **files = NULL;
-	size_t n, nfiles = 0, cap = 0, nall = 0, allcap = 0, left = 0;
-	struct umap_of *all = NULL;
+	struct cfi_file **files;
+	size_t n, nfiles, cap, nall, allcap, left;
+	struct umap_of *all;
 	uint64_t version = 0;
 	char exe[PATH_MAX] = "", link[64];
 	ssize_t len;
 
+again:
+	files = NULL;
+	all = NULL;
+	nfiles = cap = nall = allcap = left = 0;
 	maps = procmaps_current(c->pm, p->tgid, &n, &version);
 	if (!maps) {
 		procmaps_learn(c->pm, p->tgid);
 		maps = procmaps_current(c->pm, p->tgid, &n, &version);
 	}
-	if (!maps || version == p->version)
+	if (!maps || (version == p->version && (quick || !p->partial)))
 		return 0;
 	/* our own copy: between() may have procmaps learn these maps anew */
 	maps = copy = copy_maps(maps, n);
@@ -493,13 +499,14 @@ static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
 			break;
 		}
 	}
-	if (quick && (!left || !nall)) {	/* the full pass does it all */
+	if (quick && left && !nall) {	/* nothing of use: all of it */
 		for (size_t i = 0; i < nfiles; i++)
 			files[i]->refs--;
 		free(all);
 		free(files);
 		free_copy(copy, n);
-		return 0;
+		quick = false;
+		goto again;
 	}
 	pick_umaps(c, all, nall, &um);
 	free(all);
@@ -507,7 +514,8 @@ static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
 	put_files(p);
 	p->files = files;
 	p->nfiles = nfiles;
-	p->version = quick ? 0 : version;	/* (quick: the full pass next) */
+	p->version = version;
+	p->partial = left > 0;
 	um.gen = ++c->gen;	/* rows the walkers cached are stale */
 	if (um.n && !p->counted) {
 		p->counted = true;
@@ -519,30 +527,27 @@ static size_t update(struct cfi *c, struct cfi_proc *p, bool quick,
 	return left;
 }
 
-/* Put tgid in the queue: at its end, taken next, or (far) at its start,
- * taken after every other; 0, or -1 (no memory). */
-static int enqueue(struct cfi *c, uint32_t tgid, bool far)
-{
-	if (ow_grow(&c->queue, &c->queuecap, c->nqueue, sizeof(*c->queue)))
-		return -1;
-	if (far) {
-		memmove(c->queue + 1, c->queue, c->nqueue * sizeof(*c->queue));
-		c->queue[0] = tgid;
-	} else {
-		c->queue[c->nqueue] = tgid;
-	}
-	c->nqueue++;
-	return 0;
-}
-
 void cfi_queue(struct cfi *c, uint32_t tgid)
 {
 	struct cfi_proc *p = get_proc(c, tgid);
 
-	if (!p || p->queued || enqueue(c, tgid, false))
+	if (!p || p->queued ||
+	    ow_grow(&c->queue, &c->queuecap, c->nqueue, sizeof(*c->queue)))
 		return;
+	c->queue[c->nqueue++] = tgid;
 	p->queued = ow_now_ms();
 	p->version = 0;		/* read again, even if the same maps */
+}
+
+bool cfi_want_all(struct cfi *c, uint32_t tgid)
+{
+	struct cfi_proc *p = htab_get(&c->procs, tgid, 0);
+
+	if (!p || !p->partial)
+		return false;
+	p->want_all = true;
+	cfi_queue(c, tgid);
+	return true;
 }
 
 void cfi_forget(struct cfi *c, uint32_t tgid)
@@ -599,6 +604,7 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 	}
 	p->nfiles = pp->nfiles;
 	p->version = pp->version;
+	p->partial = pp->partial;
 	if (!p->counted) {
 		p->counted = true;
 		c->st.procs_loaded++;
@@ -606,10 +612,12 @@ void cfi_fork(struct cfi *c, uint32_t child, uint32_t parent)
 }
 
 /* Build the queued process p's tables now (its queue slot is then
- * skipped); 1, or 0 when it was not queued. */
+ * skipped): a quick pass, or a full one when a walk asked for it (or the
+ * capture: cfi_want_all()); 1, or 0 when it was not queued. */
 static size_t build(struct cfi *c, struct cfi_proc *p,
 		    void (*between)(void *), void *ctx)
 {
+	bool quick;
 	double lag;
 
 	if (!p || !p->queued)	/* gone (cfi_sweep()), a stale entry of a
@@ -619,24 +627,12 @@ static size_t build(struct cfi *c, struct cfi_proc *p,
 	 * changed meanwhile, cfi_refresh()) */
 	lag = p->queued;
 	p->queued = 0;
+	quick = !p->want_all;
+	c->st.wanted += p->want_all && p->partial;
+	p->want_all = false;
 	c->busy = p;	/* between() may forget it meanwhile */
-	if (!p->full_next && update(c, p, true, between, ctx) &&
-	    !p->forgotten) {
-		/* the full pass after the others queued meanwhile have had
-		 * their quick one (a child forked before this one's quick
-		 * pass was in has no tables: its stacks would wait for this
-		 * one's full set, perf's 140 ms) */
+	if (update(c, p, quick, between, ctx))
 		c->st.quick++;
-		p->full_next = true;
-		if (!p->queued && !enqueue(c, p->tgid, true))
-			p->queued = lag;
-		c->busy = NULL;
-		return 1;
-	}
-	if (!p->forgotten) {
-		p->full_next = false;
-		update(c, p, false, between, ctx);
-	}
 	c->busy = NULL;
 	if (p->forgotten) {
 		drop_proc(c, p);
@@ -699,7 +695,7 @@ void cfi_sweep(struct cfi *c, unsigned idle)
 			continue;
 		seen++;
 		if (!procmaps_learn(c->pm, p->tgid))
-			update(c, p, false, NULL, NULL);
+			update(c, p, p->partial, NULL, NULL);
 	}
 	if (c->procs.size)
 		c->relearn = (c->relearn + i) % c->procs.size;

@@ -26,8 +26,10 @@ struct cfi_stats {
 	char over_file[64];	/* the first one's file */
 	size_t procs;		/* processes with tables now */
 	size_t procs_loaded;	/* processes that had tables, in all */
-	size_t quick;		/* of them, given their program's and libc's
-				 * first (update()'s quick pass) */
+	size_t quick;		/* of them, given their program's, libc's
+				 * and ld.so's only (update()'s quick pass) */
+	size_t wanted;		/* of those, given the rest later: a walk
+				 * met it (cfi_want_all()) */
 	size_t files;		/* files kept (with a table or not) */
 	size_t queued;		/* entries of the queue */
 	size_t bytes;		/* what this side's tables take */
@@ -58,6 +60,10 @@ void cfi_set_gen_map(struct cfi *c, int gen_fd);
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */
 void cfi_queue(struct cfi *c, uint32_t tgid);
+/* A walk of tgid's stack missed a file its partial entry leaves out (a
+ * quick pass's, see native_maps.c): queue the full pass.  False when its
+ * entry is not partial (a miss the tables cannot mend). */
+bool cfi_want_all(struct cfi *c, uint32_t tgid);
 /* tgid's tables are not wanted any more (an exec of a process not
  * traced): dropped; a walk that needs them asks again. */
 void cfi_forget(struct cfi *c, uint32_t tgid);

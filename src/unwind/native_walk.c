@@ -27,6 +27,7 @@ struct walk {
 	uint64_t bx;		/* rbx, when bx_ok */
 	bool exact;
 	bool bx_ok;
+	bool unmapped;		/* a pc in no mapping of the entry */
 };
 
 /* 8 bytes of the copy at addr; false outside it. */
@@ -41,8 +42,8 @@ static bool rd(const struct walk *k, uint64_t addr, uint64_t *v)
 }
 
 /* The row for the frame's pc (pc - the mapping's adj in *rel), or NULL
- * (no mapping, no row). */
-static const struct ow_urow *find_row(const struct walk *k, uint64_t pc,
+ * (no mapping: k->unmapped, no row). */
+static const struct ow_urow *find_row(struct walk *k, uint64_t pc,
 				      uint32_t *rel)
 {
 	const struct ow_umaps *um = k->w->um;
@@ -60,8 +61,10 @@ static const struct ow_urow *find_row(const struct walk *k, uint64_t pc,
 		else
 			hi = mid;
 	}
-	if (!lo || k->ip >= um->m[lo - 1].end)
+	if (!lo || k->ip >= um->m[lo - 1].end) {
+		k->unmapped = true;
 		return NULL;
+	}
 	m = &um->m[lo - 1];
 	if (m->first > k->w->nrows || m->nrows > k->w->nrows - m->first)
 		return NULL;
@@ -200,7 +203,7 @@ static int step_row(struct walk *k, const struct ow_urow *r,
 /* Whether the return address k->ip (its byte before in no table's range)
  * is the first byte of one: a frame entered by a pushed address, not a
  * call (makecontext's __start_context): the stack's outermost frame. */
-static bool at_entry(const struct walk *k)
+static bool at_entry(struct walk *k)
 {
 	uint32_t rel;
 	const struct ow_urow *row = find_row(k, k->ip, &rel);
@@ -208,10 +211,10 @@ static bool at_entry(const struct walk *k)
 	return row && row->pc == rel && row->cfa != OW_CFA_NONE;
 }
 
-size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
-		    __u64 *ips, size_t max, enum uw_walk_end *end)
+/* The walk of uw_walk_copy(), from k's registers. */
+static size_t walk_regs(struct walk *k, __u64 *ips, size_t max,
+			enum uw_walk_end *end)
 {
-	struct walk k = { w, r, r->ip, r->sp, r->bp, r->sp, r->bx, true, true };
 	const struct ow_urow *row;
 	uint32_t rel;
 	size_t n = 0;
@@ -221,31 +224,44 @@ size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
 			*end = UW_WALK_DEPTH;
 			return n;
 		}
-		if (k.ip < 4096) {	/* a null return address: the end */
+		if (k->ip < 4096) {	/* a null return address: the end */
 			*end = UW_WALK_END;
 			return n;
 		}
-		ips[n++] = k.ip;
-		row = find_row(&k, k.ip - !k.exact, &rel);
+		ips[n++] = k->ip;
+		row = find_row(k, k->ip - !k->exact, &rel);
 		if (row && row->cfa == OW_CFA_NONE && row->off == OW_DRAP_RULE) {
-			if (step_drap(&k, row, end))
+			if (step_drap(k, row, end))
 				return n;
 		} else if (row && row->cfa == OW_CFA_NONE && row->off == OW_NONE_RULE) {
 			if (row->rbp != -2) {	/* no frame pointer's layout */
 				*end = UW_WALK_RULE;
 				return n;
 			}
-			if (step_fp(&k, UW_WALK_RULE, end))
+			if (step_fp(k, UW_WALK_RULE, end))
 				return n;
 		} else if (!row || row->cfa == OW_CFA_NONE) {
-			if (!k.exact && at_entry(&k)) {
+			if (!k->exact && at_entry(k)) {
 				*end = UW_WALK_ENTRY;
 				return n;
 			}
-			if (step_fp(&k, UW_WALK_NOTABLE, end))
+			if (step_fp(k, UW_WALK_NOTABLE, end))
 				return n;
-		} else if (step_row(&k, row, end)) {
+		} else if (step_row(k, row, end)) {
 			return n;
 		}
 	}
+}
+
+size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
+		    __u64 *ips, size_t max, enum uw_walk_end *end,
+		    bool *unmapped)
+{
+	struct walk k = { w, r, r->ip, r->sp, r->bp, r->sp, r->bx, true, true,
+			  false };
+	size_t n = walk_regs(&k, ips, max, end);
+
+	if (unmapped)
+		*unmapped = k.unmapped;
+	return n;
 }

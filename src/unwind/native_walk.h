@@ -41,9 +41,11 @@ struct uw_walker {
 	bool cfi_only;			/* --unwind=cfi: no frame pointers */
 };
 
-/* Walk r into ips (room for max, leaf first); the frames found, and how
- * the walk ended in *end. */
+/* Walk r into ips (room for max, leaf first); the frames found, how the
+ * walk ended in *end, and in *unmapped (unless NULL) whether a pc was in
+ * no mapping of the entry (a file a partial entry leaves out?). */
 size_t uw_walk_copy(const struct uw_walker *w, const struct uw_regs *r,
-		    __u64 *ips, size_t max, enum uw_walk_end *end);
+		    __u64 *ips, size_t max, enum uw_walk_end *end,
+		    bool *unmapped);
 
 #endif

@@ -69,29 +69,29 @@ static void test_walk(void)
 			     sizeof(stack) };
 	enum uw_walk_end end;
 	__u64 ips[16];
-	size_t n = uw_walk_copy(&w, &r, ips, 16, &end);
+	size_t n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 
 	check(n == 3 && end == UW_WALK_END && ips[0] == 0x400150 &&
 	      ips[1] == 0x400010 && ips[2] == 0x400210,
 	      "defer: a copy is walked by the rows to the outermost frame",
 	      "%zu frames, end %d", n, end);
 	r.len = 16;		/* f's return address is past the copy */
-	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 	check(n == 2 && end == UW_WALK_COPY,
 	      "defer: a read past the copy ends the walk there",
 	      "%zu frames, end %d", n, end);
 	r.len = sizeof(stack);
-	n = uw_walk_copy(&w, &r, ips, 2, &end);
+	n = uw_walk_copy(&w, &r, ips, 2, &end, NULL);
 	check(n == 2 && end == UW_WALK_DEPTH, "defer: the depth limit holds",
 	      "%zu frames, end %d", n, end);
 	/* no tables: frame pointers (rbp -> saved rbp 0, return address) */
 	w.um = NULL;
 	r.bp = SP + 8;
-	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 	check(n >= 2 && ips[1] == 0x400210,
 	      "defer: without tables, frames by rbp", "%zu frames", n);
 	w.cfi_only = true;
-	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 	check(n == 1 && end == UW_WALK_NOTABLE,
 	      "defer: --unwind=cfi without tables: the leaf only",
 	      "%zu frames, end %d", n, end);
@@ -108,13 +108,13 @@ static void test_walk_ends(void)
 			     sizeof(co) };
 	enum uw_walk_end end;
 	__u64 ips[16];
-	size_t n = uw_walk_copy(&w, &r, ips, 16, &end);
+	size_t n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 
 	check(n == 2 && end == UW_WALK_ENTRY && ips[1] == 0x400380,
 	      "defer: a return address at a table's first byte after a gap: the context's entry, the end",
 	      "%zu frames, end %d", n, end);
 	r.ip = 0x4003c8;	/* a rule not followed, rbp 0: no frame */
-	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 	check(n == 1 && end == UW_WALK_RULE,
 	      "defer: a rule not followed, no frame pointer: counted as the rule",
 	      "%zu frames, end %d", n, end);
@@ -123,16 +123,42 @@ static void test_walk_ends(void)
 	r.stack = (const uint8_t *)stack;
 	r.len = sizeof(stack);
 	r.bp = SP + 8;
-	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 	check(n == 2 && end == UW_WALK_END && ips[1] == 0x400210,
 	      "defer: a rule not followed, rbp saved beside the return address: one frame by rbp",
 	      "%zu frames, end %d", n, end);
 	r.bp = 0;
 	r.ip = 0x400310;	/* in the gap itself: no table */
-	n = uw_walk_copy(&w, &r, ips, 16, &end);
+	n = uw_walk_copy(&w, &r, ips, 16, &end, NULL);
 	check(n == 1 && end == UW_WALK_NOTABLE,
 	      "defer: a pc in no table's range, no frame pointer: no table",
 	      "%zu frames, end %d", n, end);
+}
+
+/* A pc in no mapping of the entry is told (a file a partial entry
+ * leaves out); a pc in a mapping without a row is not. */
+static void test_walk_unmapped(void)
+{
+	struct uw_walker w = { &um, rows, NROWS, false };
+	struct uw_regs r = { 0x400150, SP, SP + 8, 0, (const uint8_t *)stack,
+			     sizeof(stack) };
+	enum uw_walk_end end;
+	bool unmapped = true;
+	__u64 ips[16];
+	size_t n = uw_walk_copy(&w, &r, ips, 16, &end, &unmapped);
+
+	check(n == 3 && !unmapped, "defer: a walk inside the entry's mappings: none unmapped",
+	      "%zu frames, unmapped %d", n, unmapped);
+	r.ip = 0x400310;	/* the gap: mapped, no row */
+	uw_walk_copy(&w, &r, ips, 16, &end, &unmapped);
+	check(!unmapped, "defer: a pc in a mapping without a row is not unmapped", "unmapped");
+	r.ip = 0x400150;
+	um.m[0].end = 0x400200;	/* _start's part left out */
+	n = uw_walk_copy(&w, &r, ips, 16, &end, &unmapped);
+	um.m[0].end = 0x401000;
+	check(n == 3 && unmapped && ips[2] == 0x400210,
+	      "defer: a return address in no mapping is told (and walked by rbp)",
+	      "%zu frames, unmapped %d", n, unmapped);
 }
 
 static struct ow_ucopy rec;
@@ -150,13 +176,26 @@ static void got(void *ctx, const struct ow_stack *st, size_t len)
 }
 
 static bool ready_flag;
-static bool ready(void *ctx, uint32_t tgid)
+static int missed_asks;
+static bool ready(void *ctx, uint32_t tgid, bool missed)
 {
+	missed_asks += missed;
 	return ready_flag && tgid == TGID;
 }
 
+/* A partial entry: a walk that misses waits until more_in; the entry
+ * then maps f and _start too (their file's full pass is in). */
+static bool more_in;
+static bool ready_partial(void *ctx, uint32_t tgid, bool missed)
+{
+	missed_asks += missed;
+	if (missed && more_in)
+		um.m[0].end = 0x401000;
+	return !missed || more_in;
+}
+
 /* ready() reading the ring buffer: a copy arrives during the walk */
-static bool ready_adding(void *ctx, uint32_t tgid)
+static bool ready_adding(void *ctx, uint32_t tgid, bool missed)
 {
 	uw_defer_add(ctx, &rec, OW_UCOPY_HEAD + rec.len);
 	return true;
@@ -229,6 +268,30 @@ static void test_queue(void)
 	check(gots == 2 && !st.kept, "defer: every copy is walked at the end",
 	      "%d walked, %zu kept", gots, st.kept);
 	uw_defer_free(d);
+
+	/* a partial entry: the copy that meets a file it leaves out waits
+	 * for the full set, and is walked by it */
+	d = uw_defer_new(UMAPS_FD, rows, NROWS, false, 1 << 20);
+	have_entry = 1;
+	gots = missed_asks = 0;
+	more_in = false;
+	um.m[0].end = 0x400200;
+	uw_defer_add(d, &rec, len);
+	uw_defer_walk(d, ready_partial, got, NULL);
+	uw_defer_get_stats(d, &st);
+	check(!gots && st.kept == 1 && st.waited == 1 && missed_asks == 1,
+	      "defer: a walk that meets a file a partial entry leaves out waits for the rest",
+	      "%d walked, %zu kept, %llu waited, %d asks", gots, st.kept,
+	      (unsigned long long)st.waited, missed_asks);
+	more_in = true;
+	uw_defer_walk(d, ready_partial, got, NULL);
+	uw_defer_get_stats(d, &st);
+	check(gots == 1 && got_nr == 3 && !st.kept && st.whole == 1,
+	      "defer: then walked whole by the full set",
+	      "%d walked, %u frames, %zu kept, %llu whole", gots, got_nr,
+	      st.kept, (unsigned long long)st.whole);
+	um.m[0].end = 0x401000;
+	uw_defer_free(d);
 }
 
 int main(void)
@@ -236,6 +299,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_walk();
 	test_walk_ends();
+	test_walk_unmapped();
 	test_queue();
 	return failed;
 }

@@ -105,6 +105,9 @@ enum ow_loss {
 	 * backlog maps until user space fetched it */
 	OW_LOSS_STACK_KEPT,
 	OW_LOSS_EVENTS_KEPT,
+	/* not a loss: a block whose return to CPU was hidden, ended where
+	 * the task's CPU time since it was picked puts it */
+	OW_LOSS_END_BY_RUNTIME,
 	OW_LOSS_NR,
 };
 

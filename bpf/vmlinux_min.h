@@ -58,8 +58,16 @@ enum bpf_func_id {
 #define TASK_COMM_LEN	16
 
 struct mm_struct;
+/* include/linux/sched.h: the scheduler's CPU time of a task, and what it
+ * was when the task was last picked (fair class: set_next_entity()) */
+struct sched_entity {
+	u64 sum_exec_runtime;
+	u64 prev_sum_exec_runtime;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	void *stack;
+	struct sched_entity se;
 	struct mm_struct *mm;	/* NULL: a kernel thread, or a task past
 				 * exit_mm() (exiting: no user memory) */
 	unsigned int __state;

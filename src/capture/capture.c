@@ -331,13 +331,15 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 		bpf_program__set_autoload(p, !strncmp(sec, raw ? "raw_tp/" :
 						      "tp_btf/", 7));
 	}
-	bpf_program__set_autoload(s->progs.schedule_end_btf,
-				  !raw && kernel_has_tp("sched_exit_tp"));
 	/* with -m above the default, a blocked task's stacks are taken at
 	 * the end of schedule() (sched_exit_tp) once its block is kept, not
-	 * at every switch-out (offwake.bpf.c: lazy_stacks) */
+	 * at every switch-out (offwake.bpf.c: lazy_stacks); only then is
+	 * that tracepoint watched (a program run at every switch: a switch
+	 * the kernel hides is found at the next one, end_hidden_block()) */
 	s->rodata->lazy_stacks = !raw && kernel_has_tp("sched_exit_tp") &&
 				 o->min_block_us > 1;
+	bpf_program__set_autoload(s->progs.schedule_end_btf,
+				  s->rodata->lazy_stacks);
 }
 
 static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
@@ -1547,7 +1549,8 @@ void capture_report_losses(const struct capture *c)
 	 * when they explain a loss */
 	bool hidden = c->user_threads || c->losses[OW_LOSS_WAKER] ||
 		      c->losses[OW_LOSS_END_AT_WAKEUP] ||
-		      c->losses[OW_LOSS_END_HIDDEN];
+		      c->losses[OW_LOSS_END_HIDDEN] ||
+		      c->losses[OW_LOSS_END_BY_RUNTIME];
 
 	for (int i = 0; i < OW_LOSS_NR; i++)
 		if (c->losses[i] && what[i] && (i != OW_LOSS_HIDDEN_SWITCH || hidden))
@@ -1556,6 +1559,9 @@ void capture_report_losses(const struct capture *c)
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH] && hidden)
 		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); a wakeup made while such a task ran (by it, or by an interrupt) has no waker\n",
 			c->hidden_pid, c->hidden_comm);
+	if (c->losses[OW_LOSS_END_BY_RUNTIME] && hidden)
+		fprintf(stderr, OW_PROG ": note: %llu blocks whose return to CPU the kernel did not report: ended where the task's CPU time since the scheduler picked it puts that return\n",
+			(unsigned long long)c->losses[OW_LOSS_END_BY_RUNTIME]);
 	if (c->losses[OW_LOSS_STACK_KEPT] || c->losses[OW_LOSS_EVENTS_KEPT])
 		fprintf(stderr, OW_PROG ": note: user space fell behind: %llu stacks and %llu process events waited in the kernel's backlogs until read\n",
 			(unsigned long long)c->losses[OW_LOSS_STACK_KEPT],

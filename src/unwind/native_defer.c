@@ -67,34 +67,23 @@ static size_t copy_size(const struct kept *c)
 	return sizeof(*c) + c->len;
 }
 
-/* Walk c into st; its frames, counted by how the walk ended unless the
- * walk is to be done again (final false). */
+/* Walk c into st; its frames, how the walk ended in *end. */
 static size_t walk(struct uw_defer *d, const struct kept *c,
-		   struct ow_stack *st, bool *unmapped, bool final)
+		   struct ow_stack *st, enum uw_walk_end *end, bool *unmapped)
 {
 	static struct ow_umaps um;
 	struct uw_regs r = { c->ip, c->sp, c->bp, c->bx, c->data, c->len };
-	enum uw_walk_end end;
-	size_t nr;
 
 	d->walker.um = bpf_map_lookup_elem(d->umaps_fd, &c->tgid, &um) ? NULL : &um;
-	nr = uw_walk_copy(&d->walker, &r, st->ips, OW_MAX_STACK_DEPTH, &end,
-			  unmapped);
-	if (!final)
-		return nr;
-	if (end == UW_WALK_COPY && nr < OW_MAX_STACK_DEPTH)
-		st->ips[nr++] = OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED);
-	d->st.whole += end == UW_WALK_END || end == UW_WALK_ENTRY;
-	d->st.cut += end == UW_WALK_COPY;
-	d->st.other += end != UW_WALK_END && end != UW_WALK_ENTRY &&
-		       end != UW_WALK_COPY;
-	return nr;
+	return uw_walk_copy(&d->walker, &r, st->ips, OW_MAX_STACK_DEPTH, end,
+			    unmapped);
 }
 
 /*
  * Walk c into a stack record for got() and free c; or, when the walk met
  * a pc its process's entry does not map and ready(ctx, tgid, true) says
- * more tables are coming for it (a partial entry), keep c: false.
+ * more tables are coming for it (a partial entry), keep c: false.  (Said
+ * true, the walk is done again: the tables may have come meanwhile.)
  */
 static bool walk_one(struct uw_defer *d, struct kept *c,
 		     bool (*ready)(void *, uint32_t, bool),
@@ -102,17 +91,23 @@ static bool walk_one(struct uw_defer *d, struct kept *c,
 		     void *ctx)
 {
 	static struct ow_stack st;
+	enum uw_walk_end end;
 	bool unmapped = false;
-	size_t nr;
+	size_t nr = walk(d, c, &st, &end, &unmapped);
 
-	if (ready) {
-		walk(d, c, &st, &unmapped, false);
-		if (unmapped && !ready(ctx, c->tgid, true)) {
+	if (ready && unmapped) {
+		if (!ready(ctx, c->tgid, true)) {
 			d->st.waited++;
 			return false;
 		}
+		nr = walk(d, c, &st, &end, NULL);
 	}
-	nr = walk(d, c, &st, NULL, true);
+	if (end == UW_WALK_COPY && nr < OW_MAX_STACK_DEPTH)
+		st.ips[nr++] = OW_FRAME(OW_FRAME_MARKER, OW_MARK_TRUNCATED);
+	d->st.whole += end == UW_WALK_END || end == UW_WALK_ENTRY;
+	d->st.cut += end == UW_WALK_COPY;
+	d->st.other += end != UW_WALK_END && end != UW_WALK_ENTRY &&
+		       end != UW_WALK_COPY;
 	st.type = OW_EV_STACK;
 	st.nr = nr;
 	st.hash = c->ref;

@@ -24,7 +24,11 @@
  * system call stack offset, CONFIG_RANDOMIZE_KSTACK_OFFSET, moves the
  * frames below do_syscall_64 by up to 1 KiB each time: its frame is
  * bp-based and the replay follows it).  At the first disagreement the
- * kernel walks it (bpf_get_stack()) and the new stack is learned.
+ * kernel walks it (bpf_get_stack()) and the new stack is learned.  A
+ * stack whose every rule can be is replayed flattened (kc_replay_flat():
+ * each return address at its fixed distance from the last bp-based
+ * frame, about 3x fewer instructions a frame); OFFWAKE_KSTACK_FLAT=0
+ * keeps the general loop (kc_replay()).
  *
  * Where the walk starts: bpf_get_stack() starts at the BPF program's own
  * frame, which the kernel unwinds by its frame pointer (a JITed program
@@ -71,6 +75,7 @@
 /* The kernel's ORC table and text (set by user space; kc_orc_nr 0: off). */
 volatile __u64 kc_orc_ip, kc_orc, kc_orc_nr, kc_text_lo, kc_text_hi;
 const volatile bool kc_check = false;	/* OFFWAKE_KSTACK_CHECK */
+const volatile bool kc_flat_on = true;	/* OFFWAKE_KSTACK_FLAT=0: off */
 const volatile bool kc_direct = false;	/* kc_read()'s loads (user space
 					 * tries a load with it first) */
 
@@ -83,9 +88,26 @@ struct kc_frame {
 			 * not the call before it (an interrupt's frame) */
 };
 
+/* A frame of the flattened replay (kc_flatten(), kc_replay_flat()). */
+#define KC_FL_BASE	1	/* its CFA is bp-based: the base from here on */
+#define KC_FL_BP	2	/* bp restored here is used by a later frame */
+struct kc_flat {
+	__s16 at;		/* its return address, from the base */
+	__s16 sp;		/* sp before it, from the base (KC_FL_BASE) */
+	__s16 bp;		/* where bp is restored from, from the base
+				 * after it (KC_FL_BP) */
+	__u8 flags;
+	__u8 pad;
+};
+
 struct kc_entry {
 	__u32 nr;		/* frames, ip0 included; 0: none */
-	__u32 ok;		/* learned: replayed exactly */
+	__u8 ok;		/* learned: replayed exactly */
+	__u8 flat;		/* ... and flattened (fl, bp0, regs, cs_at) */
+	__u8 bp0;		/* the program's frame's saved bp is used */
+	__u8 regs;		/* the outermost frame is the registers at
+				 * the kernel's entry (else the stack's end) */
+	__s32 cs_at;		/* ... their cs, from the last base */
 	__u64 ip0;		/* the BPF program's own frame */
 	__u64 below;		/* the program's frame pointer is this much
 				 * below its context (the top comment) */
@@ -94,6 +116,7 @@ struct kc_entry {
 	struct kc_frame f[KC_MAX];
 	__u64 ref;		/* the stack's reference (offwake.h), once the
 				 * caller has hashed it; 0: not yet */
+	struct kc_flat fl[KC_MAX];	/* the replay, flattened */
 };
 
 #define KC_WAYS		2		/* stacks kept per side */
@@ -202,6 +225,161 @@ __noinline int kc_replay(const struct kc_entry *e, struct ow_stack *out,
 }
 
 /*
+ * kc_replay() flattened (issue 31: about 3x fewer instructions a frame):
+ * a frame whose CFA is sp-based (most: ORC kernels keep no frame
+ * pointer) is a fixed distance above the last bp-based frame's CFA
+ * (__schedule()'s, do_syscall_64()'s) or the program's frame, the base,
+ * so each return address is read where it must be from the base, the
+ * base moved at a bp-based frame, bp read only where a later frame uses
+ * it (kc_flatten() marks those).  Only for an entry flattened whole; the
+ * same answers as kc_replay() (kc_learn() has both give the stack back
+ * before it sets flat).  A global function: verified once.
+ */
+__noinline int kc_replay_flat(const struct kc_entry *e, struct ow_stack *out,
+			      __u64 fp, __u64 base)
+{
+	__u64 b = fp, bp = 0, ip = 0, cs = 0, cfa;
+	__u32 nr;
+
+	if (!e || !out)
+		return OW_KC_RULE;
+	nr = e->nr;
+	if (nr < 2 || nr > KC_MAX)
+		return OW_KC_DEEP;
+	if (e->bp0 && kc_read(&bp, fp, base))
+		return OW_KC_OFF_STACK;
+	for (__u32 j = 1; j < KC_MAX && j < nr; j++) {
+		const struct kc_flat *l = &e->fl[j];
+
+		if (kc_read(&ip, b + (__s64)l->at, base))
+			return OW_KC_OFF_STACK;
+		if (ip != e->f[j].ip)
+			return OW_KC_WALKED;
+		out->ips[j] = ip;
+		if (l->flags & KC_FL_BASE) {
+			cfa = bp + e->f[j].sp_off;
+			if (cfa <= b + (__s64)l->sp)
+				return OW_KC_OFF_STACK;
+			b = cfa;
+		}
+		if ((l->flags & KC_FL_BP) && kc_read(&bp, b + (__s64)l->bp, base))
+			return OW_KC_OFF_STACK;
+	}
+	if (!e->regs)		/* the stack's end */
+		return 0;
+	/* the registers at the kernel's entry: user mode */
+	if (b + e->cs_at + (KC_REGS_SIZE - KC_REGS_CS) > base + KC_STACK ||
+	    kc_read(&cs, b + e->cs_at, base))
+		return OW_KC_OFF_STACK;
+	return (cs & 3) == 3 ? 0 : OW_KC_RULE;
+}
+
+/* kc_flatten()'s state, one frame a bpf_loop() step (a bounded loop's
+ * paths, one a frame whose restore bp is, multiply past the verifier's
+ * budget; learning is rare, the step's call costs nothing that counts). */
+struct kc_flattening {
+	struct kc_entry *e;
+	__s32 sp, at;		/* sp and the next return address, from the
+				 * base */
+	__u32 src;		/* the frame whose restore bp is now (0: the
+				 * program's frame) */
+	int ret;		/* 0: flattened whole; -1: not (yet) */
+};
+
+/* Frame idx + 1 of the entry (kc_flatten()). */
+static int kc_flatten_frame(__u32 idx, void *ctx)
+{
+	struct kc_flattening *fl = ctx;
+	struct kc_entry *e = fl->e;
+	__u32 j = idx + 1, nr;
+	__s32 sp = fl->sp, cfa, r;
+	const struct kc_frame *f;
+	struct kc_flat *l;
+
+	if (!e || j >= KC_MAX)
+		return 1;
+	barrier_var(j);
+	j &= KC_MAX - 1;	/* (the bound the verifier sees) */
+	nr = e->nr;
+	f = &e->f[j];
+	l = &e->fl[j];
+	l->at = fl->at;
+	l->flags = 0;
+	if (f->type == ORC_TYPE_END_OF_STACK) {
+		fl->ret = j == nr - 1 ? 0 : -1;
+		return 1;
+	}
+	if (f->sp_reg == ORC_REG_SP) {
+		cfa = sp + f->sp_off;
+		/* (a frame's CFA above its sp, as kc_replay() checks; the
+		 * registers' may be at sp) */
+		if (cfa <= -KC_STACK || cfa >= KC_STACK ||
+		    (cfa <= sp && f->type != ORC_TYPE_REGS))
+			return 1;
+	} else if (f->sp_reg == ORC_REG_BP) {
+		if (fl->src)	/* bp used: its restore is read */
+			e->fl[fl->src & (KC_MAX - 1)].flags |= KC_FL_BP;
+		else
+			e->bp0 = 1;
+		l->flags = KC_FL_BASE;
+		l->sp = sp;
+		cfa = 0;	/* the new base */
+	} else {
+		return 1;
+	}
+	if (f->type == ORC_TYPE_REGS) {
+		if (j == nr - 1) {
+			e->regs = 1;
+			e->cs_at = cfa + KC_REGS_CS;
+			fl->ret = 0;
+		}
+		return 1;
+	}
+	if (f->type != ORC_TYPE_CALL)
+		return 1;
+	if (f->bp_reg == ORC_REG_PREV_SP) {
+		r = cfa + f->bp_off;
+		if (r <= -KC_STACK || r >= KC_STACK)
+			return 1;
+		l->bp = r;
+		fl->src = j;
+		/* a slot outside an sp-based frame: read anyway, as
+		 * kc_replay() does (a read off the stack fails) */
+		if (l->flags || r < sp || r > cfa - 8)
+			l->flags |= KC_FL_BP;
+	} else if (f->bp_reg != ORC_REG_UNDEFINED) {
+		return 1;
+	}
+	fl->at = cfa - 8;
+	fl->sp = cfa;
+	return 0;
+}
+
+/*
+ * e's replay flattened for kc_replay_flat() (fl, bp0, cs_at), from its
+ * entries, as kc_replay()'s loop goes: sp starts 16 above fp (the first
+ * base), an sp-based frame's CFA is sp plus its offset, a bp-based one's
+ * bp plus its offset (the next base), the next return address 8 below the
+ * CFA, bp restored from CFA plus the entry's offset (read only when a
+ * later frame uses it, or outside its frame).  0, or -1 for a rule it
+ * does not flatten (bp from bp, an interrupt's frame inside the stack):
+ * kc_replay() then, every time.
+ */
+static __always_inline int kc_flatten(struct kc_entry *e)
+{
+	struct kc_flattening fl = { .e = e, .sp = 16, .at = 8, .ret = -1 };
+	__u32 nr = e->nr;
+
+	e->bp0 = 0;
+	e->regs = 0;
+	e->cs_at = 0;
+	if (nr < 2 || nr > KC_MAX)
+		return -1;
+	bpf_loop(nr - 1, kc_flatten_frame, &fl, 0);
+	return fl.ret;
+}
+
+/*
  * The ORC entry for kernel text address ip into f (the last entry at or
  * below it, as the kernel's __orc_find()); 0, or -1 when there is none.
  */
@@ -264,6 +442,7 @@ __noinline int kc_learn(struct kc_entry *e, struct ow_stack *st,
 	if (!e || !st)
 		return OW_KC_RULE;
 	e->ok = 0;
+	e->flat = 0;
 	e->nr = 0;
 	e->ref = 0;
 	if (nr < 2 || nr > KC_MAX)
@@ -295,6 +474,9 @@ __noinline int kc_learn(struct kc_entry *e, struct ow_stack *st,
 	why = kc_replay(e, st, fp, base);
 	if (why)
 		return why == OW_KC_WALKED ? OW_KC_NO_END : why;
+	/* the same, flattened, or not */
+	e->flat = kc_flat_on && !kc_flatten(e) &&
+		  !kc_replay_flat(e, st, fp, base);
 	e->ok = 1;
 	return 0;
 }
@@ -370,7 +552,9 @@ static __always_inline long kc_stack(void *ctx, struct ow_stack *st,
 	way = kt->last[side] & 1;
 	for (__u32 k = 0; k < KC_WAYS; k++, way ^= 1) {
 		e = &kt->e[side][way];
-		if (!e->ok || kc_replay(e, st, at - e->below, base))
+		if (!e->ok || (e->flat ?
+			       kc_replay_flat(e, st, at - e->below, base) :
+			       kc_replay(e, st, at - e->below, base)))
 			continue;
 		kt->last[side] = way;
 		*held = e;
@@ -400,6 +584,8 @@ static __always_inline long kc_stack(void *ctx, struct ow_stack *st,
 	}
 	why = kc_learn(e, st, nr, at, base);
 	count(&kc_stats, why ? why : OW_KC_LEARNED);
+	if (!why && e->flat)
+		count(&kc_stats, OW_KC_FLAT);
 	e->failed = why ? sign : 0;
 	if (!why) {
 		kt->last[side] = way;

@@ -26,6 +26,8 @@ enum ow_kc_stat {
 				 * tried again */
 	OW_KC_MISMATCH,		/* OFFWAKE_KSTACK_CHECK: a hit differed from
 				 * the walk (must stay 0) */
+	OW_KC_FLAT,		/* learned, and flattened (taken again by
+				 * kc_replay_flat()) */
 	OW_KC_NR
 };
 

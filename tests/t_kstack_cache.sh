@@ -10,6 +10,9 @@
 #   taken about 300 times, all through system calls, whose frames the
 #   kernel moves by a random offset each time): most stacks not taken on
 #   an interrupt's stack come from the cache, none differs;
+# - the stacks kept are flattened (kc_replay_flat()), and with that off
+#   (OFFWAKE_KSTACK_FLAT=0, the general loop) the hits are as many, none
+#   differing;
 # - the same workload without the cache (OFFWAKE_KSTACK_CACHE=0): the same
 #   stacks, the summary says why there is no cache;
 # - a system-wide capture (kernel threads, interrupts, every stack the VM
@@ -42,6 +45,26 @@ if [ "${n:-0}" -ge 200 ] && [ "$((h * 100))" -ge "$(((n - i) * 80))" ] &&
 	pass kstack_cache_hits
 else
 	fail kstack_cache_hits "hits ${h:-?} of ${n:-?} - ${i:-?} (want >= 80% of >= 200 not on an interrupt's stack, none differing): $(grep -a 'kernel stacks' "$TMPD/cached.err")"
+fi
+
+# the replay flattened (kc_replay_flat()): the stacks kept are, and the
+# hits are as many, with none differing, as by the general loop
+# (OFFWAKE_KSTACK_FLAT=0)
+flat() { sed -nE 's/.*kernel stacks: .* ([0-9]+) of them kept for the next time \(([0-9]+) flattened\).*/\1 \2/p' "$1"; }
+read -r k f <<< "$(flat "$TMPD/cached.err")"
+if [ "${k:-0}" -ge 1 ] && [ "$((${f:-0} * 2))" -ge "$k" ]; then
+	pass kstack_cache_flattened
+else
+	fail kstack_cache_flattened "${f:-?} of ${k:-?} kept stacks flattened (want at least half): $(grep -a 'kernel stacks' "$TMPD/cached.err")"
+fi
+OFFWAKE_KSTACK_FLAT=0 OFFWAKE_KSTACK_CHECK=1 cap general -- "$TMPD/pingpong" 3 "$TMPD/tids5"
+read -r h n i <<< "$(hits "$TMPD/general.err")"
+read -r k f <<< "$(flat "$TMPD/general.err")"
+if [ "${n:-0}" -ge 200 ] && [ "$((h * 100))" -ge "$(((n - i) * 80))" ] &&
+   [ "${f:-1}" = 0 ] && ! grep -q 'differed from the kernel' "$TMPD/general.err"; then
+	pass kstack_cache_general_replay
+else
+	fail kstack_cache_general_replay "hits ${h:-?} of ${n:-?} - ${i:-?}, ${f:-?} flattened (want >= 80%, none flattened, none differing): $(grep -a 'kernel stacks' "$TMPD/general.err")"
 fi
 
 cap walked -- "$TMPD/pingpong" 3 "$TMPD/tids2"

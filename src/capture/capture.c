@@ -306,6 +306,9 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->cslots_max = env_uint("OFFWAKE_COUNT_SLOTS", OW_CSLOTS);
 	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
 	s->rodata->kc_check = env_uint("OFFWAKE_KSTACK_CHECK", 0) != 0;
+	/* OFFWAKE_KSTACK_FLAT=0: every hit by kc_replay()'s general loop
+	 * (t_kstack_cache checks both ways) */
+	s->rodata->kc_flat_on = env_uint("OFFWAKE_KSTACK_FLAT", 1) != 0;
 	s->rodata->kc_direct = !raw && kstack_cache_direct();
 	/* the user stack cache (bpf/ustack_cache.bpf.h) */
 	s->rodata->uc_on = !raw && s->rodata->want_ustack &&
@@ -352,6 +355,14 @@ static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 		return NULL;
 	}
 	configure(s, o, raw);
+	/* OFFWAKE_DEBUG=stats: the verifier's figures of each program that
+	 * loads too (instructions processed, of its 1M budget) */
+	if (getenv("OFFWAKE_DEBUG") && !strcmp(getenv("OFFWAKE_DEBUG"), "stats")) {
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, s->obj)
+			bpf_program__set_log_level(p, 4);	/* BPF_LOG_STATS */
+	}
 	*err = offwake_bpf__load(s);
 	if (*err) {
 		*err = -*err;

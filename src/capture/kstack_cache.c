@@ -144,7 +144,7 @@ void kstack_cache_report(const uint64_t *kc, const char *off_why)
 		[OW_KC_NO_END] = "not ending at user mode",
 		[OW_KC_AGAIN] = "as before (not tried again)",
 	};
-	char rest[512], note[64];
+	char rest[512], note[64], flat[64];
 
 	if (off_why) {
 		fprintf(stderr, OW_PROG ": kernel stacks: all walked (no cache: %s)\n",
@@ -155,10 +155,13 @@ void kstack_cache_report(const uint64_t *kc, const char *off_why)
 		       OW_KC_MISMATCH);
 	snprintf(note, sizeof(note), " (%llu on an interrupt's stack)",
 		 (unsigned long long)kc[OW_KC_IRQ]);
+	snprintf(flat, sizeof(flat), " (%llu flattened)",
+		 (unsigned long long)kc[OW_KC_FLAT]);
 	stack_cache_line(&(struct stack_cache_counts){
 		.what = "kernel stacks", .hit = kc[OW_KC_HIT],
 		.walked = kc[OW_KC_WALKED] + kc[OW_KC_IRQ],
 		.learned = kc[OW_KC_LEARNED], .walked_note = note,
+		.learned_note = flat,
 		.not_kept = rest, .mismatch = kc[OW_KC_MISMATCH],
 		.walk = "the kernel's walk", .check = "OFFWAKE_KSTACK_CHECK" });
 }

@@ -15,11 +15,11 @@ void stack_cache_line(const struct stack_cache_counts *c)
 
 	if (!all)
 		return;
-	fprintf(stderr, OW_PROG ": %s: %llu of %llu the task's last one there, checked (%.1f%%); %llu walked%s, %llu of them kept for the next time%s%s\n",
+	fprintf(stderr, OW_PROG ": %s: %llu of %llu the task's last one there, checked (%.1f%%); %llu walked%s, %llu of them kept for the next time%s%s%s\n",
 		c->what, (unsigned long long)c->hit, (unsigned long long)all,
 		100.0 * c->hit / all, (unsigned long long)c->walked,
 		c->walked_note, (unsigned long long)c->learned,
-		*c->not_kept ? "; not kept: " : "", c->not_kept);
+		c->learned_note ? c->learned_note : "", *c->not_kept ? "; not kept: " : "", c->not_kept);
 	if (c->mismatch)
 		fprintf(stderr, OW_PROG ": warning: %s: %llu taken from the cache differed from %s (%s)\n",
 			c->what, (unsigned long long)c->mismatch, c->walk, c->check);

@@ -13,6 +13,8 @@ struct stack_cache_counts {
 	const char *what;	/* "kernel stacks" */
 	uint64_t hit, walked, learned;
 	const char *walked_note;	/* after "N walked" ("" none) */
+	const char *learned_note;	/* after "N of them kept ..." (NULL:
+					 * none) */
 	const char *not_kept;	/* "N cause, ..." ("" none) */
 	uint64_t mismatch;	/* hits that differed from the walk */
 	const char *walk, *check;	/* "the kernel's walk", its env var */

@@ -113,7 +113,10 @@ DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
 	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
 	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
 	liblzma-dev libdebuginfod-dev debuginfod lld libncurses-dev \
-	libmicrohttpd-dev python3.11
+	libmicrohttpd-dev python3.11 python3.11-dbg
+# (python3.11-dbg: the debug file of Debian's python3.11, whose own symbol
+# table is stripped: t_python names the interpreter's static functions,
+# time_sleep, builtin_next, from it; a machine without it failed there)
 deps:
 	@sh tests/deps.sh $(DEPS)
 

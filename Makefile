@@ -154,7 +154,7 @@ CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
 	symbols/debuginfod.o unwind/native_tables.o unwind/native_walk.o \
-	unwind/native_defer.o unwind/python_names.o unwind/python_stitch.o)
+	unwind/native_defer.o unwind/table_cache.o unwind/python_names.o unwind/python_stitch.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^

@@ -8,6 +8,10 @@ skip() { echo "SKIP: $1: $2"; }
 check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n" "command failed: $*"; fi; }
 # nothing leaves the machine: no debuginfod server unless a test names one
 unset DEBUGINFOD_URLS
+# unwind tables built in each capture, as before the cache (table_cache.c):
+# tests of deferred stacks and table timing need them late; t_unwind_cache
+# sets its own
+export OFFWAKE_UNWIND_CACHE=off
 TMPD=$(mktemp -d); trap 'rm -rf "$TMPD"' EXIT
 # can_capture NAME [WHY]: 0 when a capture can run here (root, kernel BTF);
 # else a SKIP for NAME (WHY: what root is needed for) and 1.

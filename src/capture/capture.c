@@ -54,6 +54,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -75,6 +76,7 @@
 #include "common/proc.h"
 #include "offwake.skel.h"
 #include "symbols/debuginfod.h"
+#include "unwind/table_cache.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -1034,8 +1036,10 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 	c->cfi = cfi_new(c->pm, bpf_map__fd(rows), c->rows,
 			 bpf_map__max_entries(rows),
 			 bpf_map__fd(c->skel->maps.umaps));
-	if (c->cfi)
+	if (c->cfi) {
 		cfi_set_gen_map(c->cfi, bpf_map__fd(c->skel->maps.umaps_gen));
+		cfi_set_cache(c->cfi, uw_cache_dir());
+	}
 	c->defer = uw_defer_new(bpf_map__fd(c->skel->maps.umaps), c->rows,
 				bpf_map__max_entries(rows),
 				c->unwind == OW_UNWIND_CFI,
@@ -1677,11 +1681,20 @@ void capture_report_unwind(const struct capture *c)
 		return;
 	report_walks("blocked threads", c->uw[OW_UW_BLOCKED]);
 	report_walks("wakers", c->uw[OW_UW_WAKER]);
-	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), built in %.0f ms (slowest %s, %.0f ms); tables in place %.0f ms after a process was seen (mean; at most %.0f ms); %zu quick passes (a process's program, libc and ld.so only), %zu processes given the rest when a walk met it\n",
+	char cached[PATH_MAX + 96] = "";
+
+	if (st->cache_dir)
+		snprintf(cached, sizeof(cached), ", %zu read back from %s in %.0f ms (%zu kept there)",
+			 st->cached, st->cache_dir, st->cache_ms, st->cache_put);
+	else
+		snprintf(cached, sizeof(cached), " (no cache: %s)",
+			 uw_cache_why());
+	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), %zu built in %.0f ms (slowest %s, %.0f ms)%s; tables in place %.0f ms after a process was seen (mean; at most %.0f ms); %zu quick passes (a process's program, libc and ld.so only), %zu processes given the rest when a walk met it\n",
 		st->tables, st->procs_loaded, st->procs_loaded == 1 ? "" : "es",
 		st->rows * sizeof(struct ow_urow) / 1048576.0,
-		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->build_ms,
-		st->slowest[0] ? st->slowest : "-", st->build_max_ms,
+		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->built,
+		st->build_ms, st->slowest[0] ? st->slowest : "-",
+		st->build_max_ms, cached,
 		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms,
 		st->quick, st->wanted);
 	report_unfollowed(c);

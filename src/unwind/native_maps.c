@@ -37,6 +37,7 @@
 #include <linux/types.h>
 #include "native_maps.h"
 #include "native_tables.h"
+#include "table_cache.h"
 #include "unwind_native.h"
 #include "common/htab.h"
 #include "common/util.h"
@@ -89,6 +90,7 @@ struct cfi {
 	size_t nqueue, queuecap;
 	size_t relearn;		/* round-robin position in procs */
 	uint32_t gen;		/* of the last umaps entry written */
+	const char *cache_dir;	/* tables kept across captures (NULL: not) */
 	struct cfi_proc *busy;	/* the one update() works on */
 	struct cfi_stats st;
 };
@@ -117,6 +119,12 @@ struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
 void cfi_set_gen_map(struct cfi *c, int gen_fd)
 {
 	c->gen_fd = gen_fd;
+}
+
+void cfi_set_cache(struct cfi *c, const char *dir)
+{
+	c->cache_dir = dir;
+	c->st.cache_dir = dir;
 }
 
 /* tgid's umaps generation into its slot of umaps_gen (0: no tables),
@@ -237,23 +245,32 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 		return;
 	}
 	read_segs(f, fd);
-	if (uw_table_build(fd, m->path, &t, err, sizeof(err), between, ctx)) {
+	base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	if (!uw_cache_get(c->cache_dir, fd, &t)) {	/* built before */
+		c->st.cached++;
+		c->st.cache_ms += ow_now_ms() - t0;
+	} else if (uw_table_build(fd, m->path, &t, err, sizeof(err), between,
+				  ctx)) {
 		if (errno == ENOENT)
 			c->st.no_cfi++;
 		else
 			c->st.unreadable++;
 		close(fd);
 		return;
+	} else {
+		ms = ow_now_ms() - t0 - t.between_ms;
+		c->st.built++;
+		c->st.build_ms += ms;
+		if (ms > c->st.build_max_ms) {
+			c->st.build_max_ms = ms;
+			snprintf(c->st.slowest, sizeof(c->st.slowest), "%s",
+				 base);
+		}
+		if (uw_cache_put(c->cache_dir, fd, &t))
+			c->st.cache_put++;
 	}
 	close(fd);
-	ms = ow_now_ms() - t0 - t.between_ms;
-	base = strrchr(m->path, '/');
-	base = base ? base + 1 : m->path;
-	c->st.build_ms += ms;
-	if (ms > c->st.build_max_ms) {
-		c->st.build_max_ms = ms;
-		snprintf(c->st.slowest, sizeof(c->st.slowest), "%s", base);
-	}
 	if (t.nexpr + t.nother)
 		note_unfollowed(&c->st, base, t.nexpr + t.nother);
 	if (t.nrows > UINT32_MAX || rows_alloc(c, t.nrows, &f->first)) {

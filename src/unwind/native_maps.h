@@ -33,7 +33,12 @@ struct cfi_stats {
 	size_t files;		/* files kept (with a table or not) */
 	size_t queued;		/* entries of the queue */
 	size_t bytes;		/* what this side's tables take */
+	size_t built;		/* tables built (the others: read back) */
 	double build_ms, build_max_ms;	/* building tables, total and most */
+	size_t cached;		/* tables read from the cache (table_cache.c) */
+	double cache_ms;	/* ... in all, their files' opening included */
+	size_t cache_put;	/* tables built and kept there */
+	const char *cache_dir;	/* its directory (NULL: none) */
 	char slowest[64];	/* the file that took build_max_ms */
 	size_t unfollowed;	/* rows of the tables built whose CFI rule we
 				 * do not follow (expressions, other
@@ -56,6 +61,9 @@ void cfi_free(struct cfi *c);
 /* gen_fd: the umaps_gen array (unwind_native.h), kept with umaps_fd from
  * now on (-1, cfi_new()'s: none). */
 void cfi_set_gen_map(struct cfi *c, int gen_fd);
+/* Tables kept across captures in dir (table_cache.h; NULL, cfi_new()'s:
+ * none): read back from there instead of built, kept there once built. */
+void cfi_set_cache(struct cfi *c, const char *dir);
 
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */

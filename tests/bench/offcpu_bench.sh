@@ -7,7 +7,10 @@
 # CPU: two context switches an operation, a wakeup each), runs untraced,
 # under perf --off-cpu and under a system-wide offwake-svg with defaults,
 # --unwind=fp and -m 1000, one of each per round (rounds interleave, so
-# drift on a shared VM hits all alike).  Each traced run's cost per switch
+# drift on a shared VM hits all alike).  Ours keeps unwind tables across
+# captures (src/unwind/table_cache.c): from its first round on they are
+# read back; OFFWAKE_UNWIND_CACHE=off builds them in each round, as a
+# first capture does.  Each traced run's cost per switch
 # is taken against the untraced run of its own round (a paired
 # difference); the table gives the median over the rounds, and the ratio
 # ours / perf's (the median of the rounds' ratios).  Then, with
@@ -64,6 +67,9 @@ start_ours() {
 start_ours_nokc() { OFFWAKE_KSTACK_CACHE=0 start_ours "$@"; }
 # (the user stack cache off, the same)
 start_ours_nouc() { OFFWAKE_USTACK_CACHE=0 start_ours "$@"; }
+# (no unwind tables kept across captures: each round's new perf process
+# has its tables built during the measured run, as on a first capture)
+start_ours_nocache() { OFFWAKE_UNWIND_CACHE=off start_ours "$@"; }
 # (defaults, the workload's unwind tables built first: a short run of it
 # in the same capture, so that what is measured is the steady state, not
 # the one-time table building for the new perf process (about 0.15 s of
@@ -91,19 +97,20 @@ stop() {
 }
 
 # configurations: name, then how to start its tracer ("" none)
-CONFIGS=(none perf ours ours_warm ours_nokc ours_nouc ours_fp ours_m1000)
+CONFIGS=(none perf ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000)
 declare -A START=([none]= [perf]=start_perf [ours]=start_ours
-	[ours_warm]=start_ours_warm
+	[ours_nocache]=start_ours_nocache [ours_warm]=start_ours_warm
 	[ours_nokc]=start_ours_nokc [ours_nouc]=start_ours_nouc
 	[ours_fp]="start_ours --unwind=fp" [ours_m1000]="start_ours -m 1000")
 declare -A LABEL=([perf]="perf record --off-cpu -e dummy -a"
 	[ours]="offwake-svg (defaults)"
+	[ours_nocache]="offwake-svg, OFFWAKE_UNWIND_CACHE=off"
 	[ours_warm]="offwake-svg (defaults), tables built"
 	[ours_nokc]="offwake-svg, OFFWAKE_KSTACK_CACHE=0"
 	[ours_nouc]="offwake-svg, OFFWAKE_USTACK_CACHE=0"
 	[ours_fp]="offwake-svg --unwind=fp"
 	[ours_m1000]="offwake-svg -m 1000")
-[ -n "$PERF" ] || CONFIGS=(none ours ours_warm ours_nokc ours_nouc ours_fp ours_m1000)
+[ -n "$PERF" ] || CONFIGS=(none ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000)
 
 # run CFG: the workload under CFG's tracer -> its time (s)
 run() {
@@ -142,7 +149,7 @@ for c in "${CONFIGS[@]}"; do
 done
 echo
 if [ -n "$PERF" ]; then
-	for c in ours ours_warm ours_nokc ours_nouc ours_fp ours_m1000; do
+	for c in ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000; do
 		# (a round where perf's run was not slower than the untraced
 		# one has no ratio: noise larger than what is measured)
 		ratios=$(paste "$B/$c.added" "$B/perf.added" |
@@ -211,7 +218,7 @@ for c in "${CONFIGS[@]}"; do
 done
 if [ -n "$PERF" ]; then
 	ptot=$(awk '$2 == "total" { print $3 }' "$B/perf.stats" | median)
-	for c in ours ours_warm ours_nokc ours_nouc ours_fp ours_m1000; do
+	for c in ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000; do
 		note "${LABEL[$c]} / perf --off-cpu, programs' run time per switch: $(calc "$(awk '$2 == "total" { print $3 }' "$B/$c.stats" | median) / $ptot" 2)"
 	done
 fi

@@ -12,25 +12,34 @@
 #include "base/errmsg.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *mapped_name;	/* the file being parsed from its mapping */
+/* The message for a file parsed from its mapping, made before the parse
+ * (a signal handler may only write it). */
+static char shrank_msg[PATH_MAX + 64];
+static size_t shrank_len;
 
 /* A mapped file that shrinks under us: say so and stop (no other way out
- * of a fault in the middle of a parse). */
+ * of a fault in the middle of a parse).  The parse runs on several
+ * threads, which may all fault: the first says it, in one write, and
+ * ends the process; the others wait for that (two at once interleaved
+ * their parts: "offwake-svg: F" "offwake-svg: " ": the file shrank"). */
 static void on_sigbus(int sig)
 {
-	static const char pre[] = "offwake-svg: ", post[] = ": the file shrank while it was read\n";
+	static atomic_flag said = ATOMIC_FLAG_INIT;
 
 	(void)sig;
-	if (write(2, pre, sizeof(pre) - 1) < 0 ||
-	    write(2, mapped_name, strlen(mapped_name)) < 0 ||
-	    write(2, post, sizeof(post) - 1) < 0)
+	if (atomic_flag_test_and_set(&said))
+		for (;;)
+			pause();
+	if (write(2, shrank_msg, shrank_len) < 0)
 		_exit(1);
 	_exit(1);
 }
@@ -51,7 +60,10 @@ static int read_mapped(struct fg_stacks *s, FILE *f, const char *name, int *ret)
 	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 	if (p == MAP_FAILED)
 		return 0;
-	mapped_name = name;
+	snprintf(shrank_msg, sizeof(shrank_msg),
+		 "offwake-svg: %.*s: the file shrank while it was read\n",
+		 PATH_MAX, name);
+	shrank_len = strlen(shrank_msg);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, &old);
 	*ret = fg_stacks_read_map(s, p, (size_t)st.st_size);

@@ -103,11 +103,11 @@ struct kc_flat {
 struct kc_entry {
 	__u32 nr;		/* frames, ip0 included; 0: none */
 	__u8 ok;		/* learned: replayed exactly */
-	__u8 flat;		/* ... and flattened (fl, bp0, regs, cs_at) */
+	__u8 flat;		/* ... and flattened (fl, bp0, regs, regs_at) */
 	__u8 bp0;		/* the program's frame's saved bp is used */
 	__u8 regs;		/* the outermost frame is the registers at
 				 * the kernel's entry (else the stack's end) */
-	__s32 cs_at;		/* ... their cs, from the last base */
+	__s32 regs_at;		/* ... where, from the last base */
 	__u64 ip0;		/* the BPF program's own frame */
 	__u64 below;		/* the program's frame pointer is this much
 				 * below its context (the top comment) */
@@ -158,6 +158,30 @@ static __always_inline long kc_read(__u64 *v, __u64 a, __u64 base)
 	return bpf_probe_read_kernel(v, 8, (void *)a);
 }
 
+/* Whether a replay of e into out may start: 0, else why not. */
+static __always_inline int kc_replay_ok(const struct kc_entry *e,
+					const struct ow_stack *out)
+{
+	if (!e || !out)
+		return OW_KC_RULE;
+	if (e->nr < 2 || e->nr > KC_MAX)
+		return OW_KC_DEEP;
+	return 0;
+}
+
+/* The outermost frame's registers at regs (a struct pt_regs on the
+ * stack [base, base + KC_STACK)): 0 when they are user mode's (the walk
+ * ends there), else why not (an interrupt's: not followed). */
+static __always_inline int kc_user_regs(__u64 regs, __u64 base)
+{
+	__u64 cs = 0;
+
+	if (regs + KC_REGS_SIZE > base + KC_STACK ||
+	    kc_read(&cs, regs + KC_REGS_CS, base))
+		return OW_KC_OFF_STACK;
+	return (cs & 3) == 3 ? 0 : OW_KC_RULE;
+}
+
 /*
  * Replay the kernel's ORC walk from the BPF program's frame (fp, its
  * frame pointer) with e's entries; out gets the frames (from the second:
@@ -169,14 +193,13 @@ static __always_inline long kc_read(__u64 *v, __u64 a, __u64 base)
 __noinline int kc_replay(const struct kc_entry *e, struct ow_stack *out,
 			 __u64 fp, __u64 base)
 {
-	__u64 ip = 0, sp, bp = 0, cfa, cs = 0, next = 0;
+	__u64 ip = 0, sp, bp = 0, cfa, next = 0;
 	__u32 nr;
+	int why = kc_replay_ok(e, out);
 
-	if (!e || !out)
-		return OW_KC_RULE;
+	if (why)
+		return why;
 	nr = e->nr;
-	if (nr < 2 || nr > KC_MAX)
-		return OW_KC_DEEP;
 	/* the program's frame: CFA = fp + 16, like the kernel's orc_fp_entry */
 	if (kc_read(&bp, fp, base) || kc_read(&ip, fp + 8, base))
 		return OW_KC_OFF_STACK;
@@ -196,13 +219,10 @@ __noinline int kc_replay(const struct kc_entry *e, struct ow_stack *out,
 		else
 			return OW_KC_RULE;
 		if (f->type == ORC_TYPE_REGS) {
-			/* the registers at the kernel's entry: user mode
-			 * ends the walk (else an interrupt's: not followed) */
-			if (cfa + KC_REGS_SIZE > base + KC_STACK ||
-			    kc_read(&cs, cfa + KC_REGS_CS, base))
-				return OW_KC_OFF_STACK;
-			if ((cs & 3) != 3)
-				return OW_KC_RULE;
+			/* the registers at the kernel's entry */
+			why = kc_user_regs(cfa, base);
+			if (why)
+				return why;
 			return j == nr - 1 ? 0 : OW_KC_NO_END;
 		}
 		if (f->type != ORC_TYPE_CALL)
@@ -238,14 +258,13 @@ __noinline int kc_replay(const struct kc_entry *e, struct ow_stack *out,
 __noinline int kc_replay_flat(const struct kc_entry *e, struct ow_stack *out,
 			      __u64 fp, __u64 base)
 {
-	__u64 b = fp, bp = 0, ip = 0, cs = 0, cfa;
+	__u64 b = fp, bp = 0, ip = 0, cfa;
 	__u32 nr;
+	int why = kc_replay_ok(e, out);
 
-	if (!e || !out)
-		return OW_KC_RULE;
+	if (why)
+		return why;
 	nr = e->nr;
-	if (nr < 2 || nr > KC_MAX)
-		return OW_KC_DEEP;
 	if (e->bp0 && kc_read(&bp, fp, base))
 		return OW_KC_OFF_STACK;
 	for (__u32 j = 1; j < KC_MAX && j < nr; j++) {
@@ -265,13 +284,8 @@ __noinline int kc_replay_flat(const struct kc_entry *e, struct ow_stack *out,
 		if ((l->flags & KC_FL_BP) && kc_read(&bp, b + (__s64)l->bp, base))
 			return OW_KC_OFF_STACK;
 	}
-	if (!e->regs)		/* the stack's end */
-		return 0;
-	/* the registers at the kernel's entry: user mode */
-	if (b + e->cs_at + (KC_REGS_SIZE - KC_REGS_CS) > base + KC_STACK ||
-	    kc_read(&cs, b + e->cs_at, base))
-		return OW_KC_OFF_STACK;
-	return (cs & 3) == 3 ? 0 : OW_KC_RULE;
+	/* the stack's end, or the registers at the kernel's entry */
+	return e->regs ? kc_user_regs(b + e->regs_at, base) : 0;
 }
 
 /* kc_flatten()'s state, one frame a bpf_loop() step (a bounded loop's
@@ -330,7 +344,7 @@ static int kc_flatten_frame(__u32 idx, void *ctx)
 	if (f->type == ORC_TYPE_REGS) {
 		if (j == nr - 1) {
 			e->regs = 1;
-			e->cs_at = cfa + KC_REGS_CS;
+			e->regs_at = cfa;
 			fl->ret = 0;
 		}
 		return 1;
@@ -356,7 +370,7 @@ static int kc_flatten_frame(__u32 idx, void *ctx)
 }
 
 /*
- * e's replay flattened for kc_replay_flat() (fl, bp0, cs_at), from its
+ * e's replay flattened for kc_replay_flat() (fl, bp0, regs, regs_at), from its
  * entries, as kc_replay()'s loop goes: sp starts 16 above fp (the first
  * base), an sp-based frame's CFA is sp plus its offset, a bp-based one's
  * bp plus its offset (the next base), the next return address 8 below the
@@ -372,7 +386,7 @@ static __always_inline int kc_flatten(struct kc_entry *e)
 
 	e->bp0 = 0;
 	e->regs = 0;
-	e->cs_at = 0;
+	e->regs_at = 0;
 	if (nr < 2 || nr > KC_MAX)
 		return -1;
 	bpf_loop(nr - 1, kc_flatten_frame, &fl, 0);

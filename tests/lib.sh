@@ -44,15 +44,20 @@ svgcheck() {
 	skip "$1" "cannot build tests/tools/svgcheck.c (libxml2-dev?): $(head -c 300 "$TMPD/cc.err")"
 	return 1
 }
-# attached PID: wait (up to 20 s) until capture PID's BPF links exist;
-# loading takes a second or more on a busy machine.  The traced window
-# starts when the programs are armed, after the last link: ms later, or
-# more on a busy machine (a block that starts at once may begin before it
-# and not be counted).  A test that needs its workload's first block runs
-# it as -- CMD, which the capture lets exec once armed.
+# attached PID: wait (up to 60 s) until capture PID's BPF links exist, 1
+# if it ended first or never got there.  Loading takes seconds on a busy
+# machine; the links are made last, and the traced window starts when the
+# programs are armed right after them (ms later, more on a busy machine: a
+# block that starts at once may begin before it and not be counted).  A
+# test that signals a capture waits here first, never a fixed time from
+# its start (a signal before arming ends it with nothing traced).  A test
+# that needs its workload's first block runs it as -- CMD, which the
+# capture lets exec once armed.
 attached() {
-	for _ in $(seq 1000); do
+	local t0=$SECONDS
+	while [ $((SECONDS - t0)) -lt 60 ]; do
 		grep -qs '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null && return 0
+		kill -0 "$1" 2> /dev/null || return 1
 		sleep 0.02
 	done
 	return 1

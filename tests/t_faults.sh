@@ -79,16 +79,10 @@ fi
 
 # prog_ids PID: the ids of the BPF programs PID holds (one per line).
 prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
-# wait_loaded PID: until PID holds BPF programs (10 s); prints their ids.
-wait_loaded() {
-	local ids
-	for _ in $(seq 100); do
-		ids=$(prog_ids "$1")
-		[ -n "$ids" ] && { echo "$ids"; return 0; }
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+# wait_armed PID: until capture PID is tracing (lib.sh's attached(): its
+# links made, last of its start-up); prints the ids of its programs.
+wait_armed() {
+	attached "$1" && prog_ids "$1"
 }
 # gone NAME IDS: none of IDS is loaded any more.
 gone() {
@@ -104,7 +98,7 @@ gone() {
 for sig in INT TERM; do
 	rm -f sig.svg
 	"$OFFWAKE" -o sig.svg 30 2> sig.err & P=$!
-	if ids=$(wait_loaded $P); then
+	if ids=$(wait_armed $P); then
 		sleep 1
 		kill -s $sig $P
 		t0=$SECONDS
@@ -119,7 +113,7 @@ for sig in INT TERM; do
 		gone "capture_sig${sig}_detached" "$ids"
 	else
 		kill $P 2>/dev/null; wait $P
-		fail "capture_sig$sig" "no BPF program loaded within 10 s: $(head -c 300 sig.err)"
+		fail "capture_sig$sig" "not tracing within 60 s: $(head -c 300 sig.err)"
 	fi
 done
 

@@ -495,15 +495,6 @@ early_fail 8_missing_nameattr_fails_first 2 -o early.svg --nameattr=nodir/attrs
 early_fail 8_bad_fontsize_fails_first 2 -o early.svg --fontsize=1e999
 
 # ---- 9: SIGHUP writes what was captured; no signal leaves a file -------
-# started PID: until PID holds BPF links (30 s), i.e. it is tracing
-started() {
-	for _ in $(seq 300); do
-		grep -qh '^link_id:' /proc/"$1"/fdinfo/* 2>/dev/null && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 # ended PID: until PID is gone, its status in ENDED_ST (20 s; then it is
 # killed and 1 returned)
 ended() {
@@ -519,7 +510,7 @@ ended() {
 }
 mkdir sig && cd sig || exit 1
 "$OFFWAKE" -q -o hup.svg 3600 2> hup.err & P=$!
-if started $P; then
+if attached $P; then
 	sleep 2
 	kill -HUP $P
 	if ended $P; then st=$ENDED_ST; else st="none (still running after 20 s)"; fi
@@ -536,7 +527,7 @@ rm -f ./*
 for sig in QUIT USR1 ALRM KILL; do
 	# the default action (a background job of a script ignores SIGQUIT)
 	env --default-signal=QUIT,USR1,ALRM "$OFFWAKE" -q -o out.svg 3600 2> /dev/null & P=$!
-	if started $P; then
+	if attached $P; then
 		kill -s $sig $P
 		ended $P || { fail "9_sig${sig}_leaves_nothing" "SIG$sig did not end it"; rm -f ./*; continue; }
 		left=$(ls)

@@ -283,7 +283,8 @@ static const struct opt opts[] = {
 	  "page that updates every --interval with\n"
 	  "downloads of the SVG, folded and pprof; on\n"
 	  "127.0.0.1 unless ADDR is given (PORT 0: any free\n"
-	  "port; the address is printed)" },
+	  "port; the address is printed, with a token that\n"
+	  "every request must carry)" },
 };
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOPTS ARRAY_SIZE(opts)

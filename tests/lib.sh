@@ -88,3 +88,21 @@ can_unwind() {
 	fi
 	CF_NOFP=(-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread)
 }
+# live_serve NAME ARGS...: start a capture with ARGS (a --serve on
+# 127.0.0.1) in the background, its stderr in $TMPD/NAME.err, its pid
+# added to the array pids; CAP its pid, LIVE_URL the address it printed
+# (http://127.0.0.1:PORT/TOKEN/), PORT the port; 1 when none in 20 s.
+live_serve() {
+	local n=$1; shift
+	"$OFFWAKE" "$@" 2> "$TMPD/$n.err" & CAP=$!
+	pids+=("$CAP")
+	PORT= LIVE_URL=
+	for _ in $(seq 200); do
+		LIVE_URL=$(sed -n 's|.*live view at \(http://127\.0\.0\.1:[0-9]*/[^ ]*\) until.*|\1|p' "$TMPD/$n.err")
+		PORT=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' <<< "$LIVE_URL")
+		[ -n "$PORT" ] && return 0
+		kill -0 "$CAP" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}

@@ -3,7 +3,8 @@
 # t_live_web.sh - the browser live view (--serve [ADDR:]PORT, issue 32
 # item 2): --interval's and --serve's bad values; then, as root, captures
 # of a workload under -- CMD with --serve 127.0.0.1:0 (any free port, read
-# from the address printed), asked with curl: the page, /status and the
+# from the address printed, whose token every request carries: lib.sh's
+# live_serve; t_harden_web asks without it), asked with curl: the page, /status and the
 # SVG's generations advancing, the downloads valid (svgcheck, the folded
 # parser of "offwake-svg render", gzip and go tool pprof), 405 for other
 # methods, 403 for a Host that is not loopback, the final output and the
@@ -48,32 +49,18 @@ done
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-# serve NAME ARGS...: start a capture with ARGS in the background (stderr in
-# NAME.err); CAP its pid, PORT the port it serves on (empty after 20 s).
-serve() {
-	local n=$1; shift
-	"$OFFWAKE" "$@" 2> "$TMPD/$n.err" & CAP=$!
-	pids+=("$CAP")
-	PORT=
-	for _ in $(seq 200); do
-		PORT=$(sed -n 's|.*live view at http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMPD/$n.err")
-		[ -n "$PORT" ] && return 0
-		kill -0 "$CAP" 2> /dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-# get PATH [curl args]: the body on stdout, the status as $CODE
+# get PATH [curl args]: the body on stdout, the status as $CODE; PATH is
+# under the address printed (/svg: http://127.0.0.1:PORT/TOKEN/svg)
 get() {
 	local p=$1; shift
 	CODE=$(curl -s -o "$TMPD/body" -D "$TMPD/headers" -w '%{http_code}' --max-time 20 "$@" \
-		"http://127.0.0.1:$PORT$p")
+		"$LIVE_URL${p#/}")
 }
 header() { tr -d '\r' < "$TMPD/headers" | sed -n "s/^$1: //Ip" | head -1; }
 valid_svg() { if [ -n "$SVGCHECK" ]; then "$SVGCHECK" -n "$2" "$1" 2> /dev/null; else grep -q "$2" "$1" && tail -c 10 "$1" | grep -q '</svg>'; fi; }
 
 # ---- curl: the page, generations, downloads, methods ----
-if ! serve curl --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/final.svg" -- "$TMPD/sleeper" 6; then
+if ! live_serve curl --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/final.svg" -- "$TMPD/sleeper" 6; then
 	fail live_web_start "no address printed: $(head -c 400 "$TMPD/curl.err")"
 	exit 0
 fi
@@ -156,18 +143,18 @@ check "live_web: the summary counts the refreshes (${n:-none})" [ "${n:-0}" -ge 
 # a third half a request.  The capture must still end when its CMD does.
 cat > "$TMPD/stuck.py" <<'EOF'
 import socket, sys, time
-port = int(sys.argv[1])
+port, path = int(sys.argv[1]), sys.argv[3].encode()
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 s.connect(("127.0.0.1", port))
-s.sendall(b"GET /svg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 40)
+s.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 40)
 t = socket.create_connection(("127.0.0.1", port))
 u = socket.create_connection(("127.0.0.1", port))
-u.sendall(b"GET /svg HTTP/1.1\r\nHo")
+u.sendall(b"GET " + path + b" HTTP/1.1\r\nHo")
 print("connected", flush=True)
 time.sleep(float(sys.argv[2]))
 EOF
-if serve stuck --serve 127.0.0.1:0 --interval 0.3 -o "$TMPD/stuck.svg" -- "$TMPD/manypaths" 4 4096 &&
+if live_serve stuck --serve 127.0.0.1:0 --interval 0.3 -o "$TMPD/stuck.svg" -- "$TMPD/manypaths" 4 4096 &&
    attached "$CAP"; then
 	t0=$(date +%s.%N)	# CMD runs 4 s from about now
 	for _ in $(seq 40); do	# an SVG bigger than the socket buffers
@@ -175,7 +162,7 @@ if serve stuck --serve 127.0.0.1:0 --interval 0.3 -o "$TMPD/stuck.svg" -- "$TMPD
 		[ "$(header Content-Length)" -gt 2000000 ] 2> /dev/null && break
 		sleep 0.1
 	done
-	python3 "$TMPD/stuck.py" "$PORT" 60 > "$TMPD/stuck.out" & pids+=($!)
+	python3 "$TMPD/stuck.py" "$PORT" 60 "/${LIVE_URL#http://*/}svg" > "$TMPD/stuck.out" & pids+=($!)
 	wait "$CAP"; st=$?
 	took=$(echo "$(date +%s.%N) - $t0" | bc)
 	cut=$(sed -n 's/.* \([0-9]*\) responses cut short.*/\1/p' "$TMPD/stuck.err")
@@ -244,14 +231,14 @@ browsers=
 if browser_setup; then browsers=chromium; else skip "live_web (chromium)" "$BROWSER_WHY"; fi
 if firefox_setup; then browsers="$browsers firefox"; else skip "live_web (firefox)" "$BROWSER_WHY"; fi
 for b in $browsers; do
-	if ! serve "$b" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$b.svg" -- "$TMPD/sleeper" 600; then
+	if ! live_serve "$b" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$b.svg" -- "$TMPD/sleeper" 600; then
 		fail "live_web ($b): start" "no address printed: $(head -c 300 "$TMPD/$b.err")"
 		continue
 	fi
 	child=$(pgrep -P "$CAP" | head -1)
 	[ -n "$child" ] && pids+=("$child")
 	mkdir -p "$TOP/build/browser/$b"
-	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/live_test.js" "http://127.0.0.1:$PORT/" \
+	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/live_test.js" "$LIVE_URL" \
 		"$TOP/build/browser/$b" "$b" sleep_loop nanosleep |
 		sed -u "s/^\(PASS\|FAIL\|SKIP\): live: /\1: live_web ($b): /"
 	st=${PIPESTATUS[0]}

@@ -14,15 +14,18 @@
  *     old one, so memory holds the newest documents plus those still being
  *     sent;
  *   - libmicrohttpd's threads (one a connection, at most MAX_CONNS, each
- *     timed out) answer GET requests: the page (page.html), /status (the
- *     newest generation, as JSON), /svg, /folded, /pprof (the newest
- *     buffer: a reference taken under the lock, sent, released when done).
- *     A slow or vanished client holds its own thread and its reference,
- *     never the lock: the capture never waits for it.
- * Every request is read-only (other methods: 405).  Bound to 127.0.0.1
- * unless an address is given (a warning when it is not loopback); on
- * loopback, a Host header that is not a loopback name is refused, so a
- * web page cannot read the profile through DNS rebinding.
+ *     timed out) answer GET requests under /TOKEN/: the page (page.html),
+ *     status (the newest generation, as JSON), svg, folded, pprof (the
+ *     newest buffer: a reference taken under the lock, sent, released when
+ *     done).  A slow or vanished client holds its own thread and its
+ *     reference, never the lock: the capture never waits for it.
+ * Who may ask: TOKEN is 128 random bits, printed once in the address on
+ * our stderr; a request without it is refused (403), so another local
+ * user who reaches the port reads nothing.  Bound to 127.0.0.1 unless an
+ * address is given (a warning when it is not loopback); on loopback, a
+ * Host that is not a loopback literal (127.x.y.z, [::1]) or localhost is
+ * refused, so a web page cannot read the profile through DNS rebinding.
+ * Every request is read-only (other methods: 405).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include "web.h"
 #include "capture/capture.h"
@@ -46,6 +50,7 @@ extern const char ow_live_page[];	/* page.html, embedded at build time */
 
 #define MAX_CONNS	32	/* connections at a time */
 #define CONN_TIMEOUT_S	30	/* an idle or stuck connection is closed */
+#define TOKEN_BYTES	16	/* random bits of the address: 128 */
 #define KEEP_ASKED_S	10	/* folded/pprof are rendered this long after
 				 * a client last asked for them */
 
@@ -75,6 +80,7 @@ struct web {
 	struct MHD_Daemon *d;
 	struct sockaddr_storage sa;
 	bool loopback;
+	char token[2 * TOKEN_BYTES + 1];	/* hex */
 	double interval;
 	struct capture_opts doc_opts[NDOCS];	/* the capture's, as each writer */
 	pthread_mutex_t lock;
@@ -89,7 +95,7 @@ struct web {
 	uint64_t refreshes, failed, dropped, idle;
 	double cpu_sum, cpu_max;
 	/* the server's: */
-	atomic_ulong requests, cut;
+	atomic_ulong requests, cut, refused;
 };
 
 static double mono_s(void)
@@ -185,25 +191,80 @@ static void addr_str(const struct sockaddr_storage *sa, unsigned port,
 	snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", ip, port);
 }
 
+/* Whether Host h names a loopback literal: localhost, [::1] or a dotted
+ * quad 127.x.y.z (four decimal parts, inet_pton's), then ":PORT" or
+ * nothing.  127.attacker.test, whose owner can make it resolve to
+ * 127.0.0.1, is not one. */
+static bool loopback_host(const char *h)
+{
+	static const char *const names[] = { "localhost", "[::1]" };
+	size_t n = h[0] == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":");
+	const char *port = h + n;
+	struct in_addr a;
+	char quad[16];
+
+	if (n > strlen(h))
+		return false;	/* "[" without "]" */
+	if (*port && (*port != ':' || strspn(port + 1, "0123456789") != strlen(port + 1) ||
+		      strlen(port + 1) > 5))
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (n == strlen(names[i]) && !strncasecmp(h, names[i], n))
+			return true;
+	if (n >= sizeof(quad))
+		return false;
+	memcpy(quad, h, n);
+	quad[n] = 0;
+	return inet_pton(AF_INET, quad, &a) == 1 && ntohl(a.s_addr) >> 24 == 127;
+}
+
 /* On loopback, the Host a browser names must be a loopback one (an
  * attacker's name that resolves to 127.0.0.1 is refused). */
 static bool host_allowed(const struct web *w, struct MHD_Connection *conn)
 {
-	static const char *const names[] = { "127.", "localhost", "[::1]" };
 	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
 
 	if (!w->loopback)
 		return true;
 	if (!h)
 		return true;	/* HTTP/1.0 without Host: not a browser */
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		size_t n = strlen(names[i]);
+	return loopback_host(h);
+}
 
-		if (!strncasecmp(h, names[i], n) &&
-		    (names[i][n - 1] == '.' || !h[n] || h[n] == ':'))
-			return true;
+/* The path after /TOKEN (from its "/" on, or ""), or NULL when url does
+ * not begin with the token and a "/" or its end; compared in constant
+ * time. */
+static const char *after_token(const struct web *w, const char *url)
+{
+	size_t n = sizeof(w->token) - 1;
+	unsigned char diff = 0;
+
+	if (url[0] != '/' || strnlen(url + 1, n) < n)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)url[1 + i] ^ (unsigned char)w->token[i];
+	if (diff || (url[1 + n] && url[1 + n] != '/'))
+		return NULL;
+	return url + 1 + n;
+}
+
+/* TOKEN_BYTES from getrandom() as hex; 0 or -1 (errno). */
+static int make_token(char *hex)
+{
+	unsigned char r[TOKEN_BYTES];
+	size_t got = 0;
+
+	while (got < sizeof(r)) {
+		ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			got += n;
 	}
-	return false;
+	for (size_t i = 0; i < sizeof(r); i++)
+		sprintf(hex + 2 * i, "%02x", r[i]);
+	return 0;
 }
 
 /* ---- the capture's side: a refresh ---- */
@@ -299,6 +360,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, unsigned status,
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	/* a link followed from the page or the SVG does not carry the token */
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -376,15 +439,39 @@ static enum MHD_Result send_status(struct web *w, struct MHD_Connection *conn)
 	return send_text(conn, MHD_HTTP_OK, json, "application/json");
 }
 
+static enum MHD_Result refuse(struct web *w, struct MHD_Connection *conn, const char *why)
+{
+	atomic_fetch_add(&w->refused, 1);
+	return send_text(conn, MHD_HTTP_FORBIDDEN, why, NULL);
+}
+
+/* "/TOKEN" alone: to the page, whose own requests are relative to it. */
+static enum MHD_Result to_page(struct web *w, struct MHD_Connection *conn)
+{
+	char where[sizeof(w->token) + 2];
+	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"",
+								 MHD_RESPMEM_PERSISTENT);
+
+	snprintf(where, sizeof(where), "/%s/", w->token);
+	if (r)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, where);
+	return send_resp(conn, MHD_HTTP_FOUND, r, NULL);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload,
 			      size_t *upload_size, void **req)
 {
 	struct web *w = cls;
+	const char *path;
 
 	(void)version, (void)upload, (void)upload_size, (void)req;
 	atomic_fetch_add(&w->requests, 1);
+	if (!host_allowed(w, conn))
+		return refuse(w, conn, "this live view answers to a loopback address only\n");
+	if (!(path = after_token(w, url)))
+		return refuse(w, conn, "this live view answers only at the address it printed (with its token)\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		struct MHD_Response *r =
 			MHD_create_response_from_buffer(sizeof("read-only: GET only\n") - 1,
@@ -395,19 +482,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 		return send_resp(conn, MHD_HTTP_METHOD_NOT_ALLOWED, r, "text/plain; charset=utf-8");
 	}
-	if (!host_allowed(w, conn))
-		return send_text(conn, MHD_HTTP_FORBIDDEN,
-				 "this live view answers to a loopback address only\n", NULL);
-	if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+	if (!*path)
+		return to_page(w, conn);
+	if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
 		return send_resp(conn, MHD_HTTP_OK,
 				 MHD_create_response_from_buffer(strlen(ow_live_page),
 								 (void *)ow_live_page,
 								 MHD_RESPMEM_PERSISTENT),
 				 "text/html; charset=utf-8");
-	if (!strcmp(url, "/status"))
+	if (!strcmp(path, "/status"))
 		return send_status(w, conn);
 	for (int i = 0; i < NDOCS; i++)
-		if (!strcmp(url, docs[i].path))
+		if (!strcmp(path, docs[i].path))
 			return send_doc(w, conn, i);
 	return send_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", NULL);
 }
@@ -460,6 +546,11 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 	}
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->fresh, NULL);
+	if (make_token(w->token)) {
+		ow_err("--serve: no random token for the address: %s", strerror(errno));
+		web_free(w);
+		return NULL;
+	}
 	/* the server's threads take no signal: SIGINT ends the capture loop */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -484,14 +575,15 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 	port = info ? info->port : 0;
 	addr_str(&w->sa, port, where, sizeof(where));
 	if (!w->loopback)
-		fprintf(stderr, OW_PROG ": warning: --serve %s: not a loopback address: anyone who can reach this port can read the profile (stacks, command names) while the capture runs\n",
+		fprintf(stderr, OW_PROG ": warning: --serve %s: not a loopback address: the address printed below and its token cross the network unencrypted; anyone who sees them can read the profile (stacks, command names) while the capture runs\n",
 			o->serve);
 	if (capture_every(c, w->interval, refresh, w)) {
 		ow_err("--serve: no room for the live view's job");
 		web_free(w);
 		return NULL;
 	}
-	fprintf(stderr, OW_PROG ": live view at http://%s/ until the capture ends\n", where);
+	fprintf(stderr, OW_PROG ": live view at http://%s/%s/ until the capture ends\n",
+		where, w->token);
 	return w;
 }
 
@@ -515,11 +607,11 @@ void web_report(const void *v)
 
 	if (!w)
 		return;
-	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client)%s\n",
+	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client); %lu requests refused (no token, or a Host not loopback)%s\n",
 		(unsigned long long)w->refreshes,
 		w->refreshes ? w->cpu_sum * 1e3 / w->refreshes : 0.0, w->cpu_max * 1e3,
 		(unsigned long long)w->idle, atomic_load(&w->requests), (unsigned long long)w->dropped,
-		atomic_load(&w->cut), w->failed ? " (some renders failed)" : "");
+		atomic_load(&w->cut), atomic_load(&w->refused), w->failed ? " (some renders failed)" : "");
 }
 
 void web_free(void *v)

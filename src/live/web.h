@@ -4,7 +4,8 @@
  * server (libmicrohttpd, its own threads) whose page shows the capture's
  * SVG, refreshed from the capture loop every --interval, with the SVG,
  * folded and pprof to download.  Read-only; bound to 127.0.0.1 unless an
- * address is given.
+ * address is given; answers only requests that carry the random token of
+ * the address it prints.
  */
 #ifndef OW_LIVE_WEB_H
 #define OW_LIVE_WEB_H
@@ -19,8 +20,8 @@ struct capture;
 int web_parse_addr(const char *s, struct sockaddr_storage *sa);
 /* Whether o asks for it (--serve). */
 bool web_wanted(const struct capture_opts *o);
-/* Listen as o->serve says, print the page's address (and a warning when
- * it is not loopback), refresh from c's loop every o->interval; the view
+/* Listen as o->serve says, print the page's address with its token (and
+ * a warning when it is not loopback), refresh from c's loop every o->interval; the view
  * (a struct web), or NULL after a message. */
 void *web_start(const struct capture_opts *o, struct capture *c);
 /* Stop serving: the capture has ended. */

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_harden_web.sh - the browser live view (--serve) against hostile local
+# clients (issue 44, items 2 and 8), as root, a capture of the sleeper
+# workload on 127.0.0.1:0:
+#   - Host: only a loopback literal (127.x.y.z, [::1]) or localhost, each
+#     with an optional :PORT, is answered; 127.attacker.test and its kind
+#     (names an attacker can point at 127.0.0.1: DNS rebinding) are 403;
+#   - the token: the address printed is http://127.0.0.1:PORT/TOKEN/; the
+#     page, status and every document without it (or with a wrong, short
+#     or differently cased one) are 403 and carry no stack; user nobody,
+#     with curl and with bash's /dev/tcp, reads no stack either;
+#   - the summary counts the refused requests.
+. "$(dirname "$0")/lib.sh"
+WL=$TOP/tests/workloads
+
+can_capture harden_web || exit 0
+if ! cc -O1 -g -fno-omit-frame-pointer -o "$TMPD/sleeper" "$WL/sleeper.c"; then
+	fail harden_web_build "cannot compile sleeper.c"
+	exit 0
+fi
+pids=()
+trap 'kill "${pids[@]}" 2> /dev/null; rm -rf "$TMPD"' EXIT
+
+if ! live_serve main --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/out.svg" -- "$TMPD/sleeper" 300 ||
+   ! attached "$CAP"; then
+	fail harden_web_start "no address printed: $(head -c 400 "$TMPD/main.err")"
+	exit 0
+fi
+child=$(pgrep -P "$CAP" | head -1)
+[ -n "$child" ] && pids+=("$child")
+ROOT=http://127.0.0.1:$PORT
+TOKEN=${LIVE_URL#"$ROOT"/}
+TOKEN=${TOKEN%/}
+# code URL [curl args]: the status of a GET of URL, the body in $TMPD/body
+code() {
+	local u=$1; shift
+	curl -s -o "$TMPD/body" -w '%{http_code}' --max-time 10 "$@" "$u"
+}
+if [[ $TOKEN =~ ^[0-9a-f]{32}$ ]]; then
+	pass "harden_web: the address printed has a token of 128 bits ($LIVE_URL)"
+else
+	fail "harden_web: the address printed has a token of 128 bits" "$LIVE_URL"
+fi
+# the folded stacks, once rendered (the first ask starts it)
+for _ in $(seq 50); do
+	[ "$(code "${LIVE_URL}folded")" = 200 ] && grep -q '^ow_sleep;' "$TMPD/body" && break
+	sleep 0.2
+done
+check "harden_web: with the token, /folded has the stacks" grep -q '^ow_sleep;' "$TMPD/body"
+
+# ---- Host: a loopback literal or localhost, nothing else ----
+for h in 127.attacker.test "127.attacker.test:$PORT" 127.0.0.1.attacker.test \
+	 localhost.attacker.test '[::1].attacker.test' 127.1 0x7f.0.0.1 127.0.0.01 \
+	 "127.0.0.1:${PORT}x" 127.0.0.1:: '[::ffff:127.0.0.1]' '[::1' attacker.test; do
+	c=$(code "${LIVE_URL}folded" -H "Host: $h")
+	if [ "$c" = 403 ] && ! grep -q ow_sleep "$TMPD/body"; then
+		pass "harden_web: Host '$h' is refused"
+	else
+		fail "harden_web: Host '$h' is refused" "status $c"
+	fi
+done
+for h in "127.0.0.1:$PORT" 127.0.0.1 "127.9.8.7:$PORT" localhost "localhost:$PORT" \
+	 "LocalHost:$PORT" "[::1]:$PORT" '[::1]'; do
+	c=$(code "${LIVE_URL}status" -H "Host: $h")
+	check "harden_web: Host '$h' is answered (status $c)" [ "$c" = 200 ]
+done
+
+# ---- the token ----
+upper=$(tr a-f A-F <<< "$TOKEN")
+wrong=${TOKEN%?}$(case ${TOKEN: -1} in 0) echo 1 ;; *) echo 0 ;; esac)
+for u in "$ROOT/" "$ROOT/index.html" "$ROOT/status" "$ROOT/svg" "$ROOT/folded" "$ROOT/pprof" \
+	 "$ROOT/svg?download=1" "$ROOT/folded?token=$TOKEN" "$ROOT/$wrong/folded" \
+	 "$ROOT/${TOKEN%?}/folded" "$ROOT/$upper/folded" "$ROOT/x/../$TOKEN/folded" \
+	 "$ROOT/${TOKEN}x/folded"; do
+	c=$(code "$u" --path-as-is)
+	if [ "$c" = 403 ] && ! grep -q ow_sleep "$TMPD/body"; then
+		pass "harden_web: no token, no answer: ${u#"$ROOT"}"
+	else
+		fail "harden_web: no token, no answer: ${u#"$ROOT"}" "status $c: $(head -c 200 "$TMPD/body")"
+	fi
+done
+c=$(code "$ROOT/$TOKEN")
+check "harden_web: /TOKEN goes to /TOKEN/ (status $c)" [ "$c" = 302 ]
+
+# ---- another local user reads no stack ----
+for p in '' folded svg status; do
+	out=$(runuser -u nobody -- curl -s -w ' %{http_code}' --max-time 10 "$ROOT/$p" 2>&1)
+	if [ "${out##* }" = 403 ] && ! grep -q ow_sleep <<< "$out"; then
+		pass "harden_web: user nobody (curl) is refused /$p"
+	else
+		fail "harden_web: user nobody (curl) is refused /$p" "$(head -c 200 <<< "$out")"
+	fi
+done
+out=$(runuser -u nobody -- timeout 10 bash -c 'exec 3<> /dev/tcp/127.0.0.1/$1 &&
+	printf "GET /folded HTTP/1.0\r\n\r\n" >&3 && cat <&3' - "$PORT" 2>&1)
+if grep -q '^HTTP/1.[01] 403' <<< "$out" && ! grep -q ow_sleep <<< "$out"; then
+	pass "harden_web: user nobody (bash /dev/tcp, no Host) is refused /folded"
+else
+	fail "harden_web: user nobody (bash /dev/tcp) is refused /folded" "$(head -c 200 <<< "$out")"
+fi
+if runuser -u nobody -- cat "/proc/$CAP/cmdline" "/proc/$CAP/environ" 2> /dev/null | grep -qaF "$TOKEN"; then
+	fail "harden_web: user nobody cannot read the token from /proc" "it is there"
+else
+	pass "harden_web: user nobody cannot read the token from /proc"
+fi
+
+# ---- the end: the output, and the summary counts what was refused ----
+kill -INT "$CAP"
+wait "$CAP"; st=$?
+if [ $st -eq 0 ] && grep -q ow_sleep "$TMPD/out.svg" && tail -c 10 "$TMPD/out.svg" | grep -q '</svg>'; then
+	pass "harden_web: Ctrl-C writes the output"
+else
+	fail "harden_web: Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/main.err")"
+fi
+sum=$(grep 'live view: .* refreshes' "$TMPD/main.err")
+refused=$(sed -n 's/.* \([0-9]*\) requests refused.*/\1/p' <<< "$sum")
+# the requests above without the token or with a bad Host: 13 + 13 + 5
+check "harden_web: the summary counts the refused requests (${refused:-none})" [ "${refused:-0}" -ge 31 ]
+exit 0

@@ -10,7 +10,11 @@
 #     page, status and every document without it (or with a wrong, short
 #     or differently cased one) are 403 and carry no stack; user nobody,
 #     with curl and with bash's /dev/tcp, reads no stack either;
-#   - the summary counts the refused requests.
+#   - 40 slowloris clients (a request's headers a byte a second, again
+#     when ended) do not keep a normal client from the page (answered in
+#     5 s), and each is ended within the deadline (10 s) and a few seconds;
+#     150 of them (more than the 128 connections) neither;
+#   - the summary counts the refused requests and the ended connections.
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 
@@ -105,6 +109,81 @@ else
 	pass "harden_web: user nobody cannot read the token from /proc"
 fi
 
+# ---- slowloris ----
+# slow.py PORT N SECONDS: N connections, each sending a request's headers
+# a byte a second (never whole), opened again when the server ends one;
+# prints the connections opened and, for those ended, how long each lasted.
+cat > "$TMPD/slow.py" <<'EOF'
+import select, socket, sys, time
+port, n, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+def start():
+    s = socket.socket()
+    s.setblocking(True)
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    except OSError:
+        pass
+    return [s, time.monotonic()]
+conns = [start() for _ in range(n)]
+opened, lasted = n, []
+print("connected", flush=True)
+end = time.monotonic() + secs
+while time.monotonic() < end:
+    for c in conns:
+        try:
+            r, _, _ = select.select([c[0]], [], [], 0)
+            if r and not c[0].recv(4096):
+                raise OSError("ended")
+            c[0].send(b"a")
+        except OSError:
+            lasted.append(time.monotonic() - c[1])
+            c[0].close()
+            c[:] = start()
+            opened += 1
+    time.sleep(1)
+print("opened", opened, "ended", len(lasted), "longest", round(max(lasted or [0]), 1),
+      "first", " ".join(str(round(x, 1)) for x in sorted(lasted)[:3]), flush=True)
+EOF
+# page_in SECONDS: the page, answered in time ($took: how long)
+page_in() {
+	local t0=$SECONDS c
+	c=$(curl -s -o "$TMPD/page" -w '%{http_code}' --max-time "$1" "$LIVE_URL")
+	took=$((SECONDS - t0))
+	[ "$c" = 200 ] && grep -q offwake_live "$TMPD/page"
+}
+python3 "$TMPD/slow.py" "$PORT" 40 16 > "$TMPD/slow40.out" & slow=$!
+pids+=("$slow")
+for _ in $(seq 100); do grep -q connected "$TMPD/slow40.out" && break; sleep 0.1; done
+sleep 2
+ok=0
+for i in 1 2 3; do
+	page_in 5 && ok=$((ok + 1))
+	sleep 3
+done
+check "harden_web: with 40 slowloris clients, the page is answered ($ok of 3 in 5 s)" [ $ok = 3 ]
+wait "$slow"
+read -r _ opened _ ended _ longest _ < <(grep '^opened' "$TMPD/slow40.out")
+# each of the 40 ended at the 10 s deadline (and the reaper's 0.5 s, the
+# client's 1 s ticks): none lasts much longer
+if [ "${ended:-0}" -ge 40 ] && [ "$(echo "${longest:-99} < 14" | bc)" = 1 ]; then
+	pass "harden_web: slowloris connections are ended at the deadline ($ended ended, longest ${longest} s)"
+else
+	fail "harden_web: slowloris connections are ended at the deadline" "$(cat "$TMPD/slow40.out")"
+fi
+
+python3 "$TMPD/slow.py" "$PORT" 150 8 > "$TMPD/slow150.out" & slow=$!
+pids+=("$slow")
+for _ in $(seq 100); do grep -q connected "$TMPD/slow150.out" && break; sleep 0.1; done
+sleep 1
+ok=0
+for i in 1 2 3; do
+	page_in 5 && ok=$((ok + 1))
+	sleep 1
+done
+check "harden_web: with 150 slowloris clients (over the 128 connections), the page is answered ($ok of 3 in 5 s)" [ $ok = 3 ]
+wait "$slow"
+
 # ---- the end: the output, and the summary counts what was refused ----
 kill -INT "$CAP"
 wait "$CAP"; st=$?
@@ -115,6 +194,8 @@ else
 fi
 sum=$(grep 'live view: .* refreshes' "$TMPD/main.err")
 refused=$(sed -n 's/.* \([0-9]*\) requests refused.*/\1/p' <<< "$sum")
+ended=$(sed -n 's/.* \([0-9]*\) connections ended.*/\1/p' <<< "$sum")
 # the requests above without the token or with a bad Host: 13 + 13 + 5
 check "harden_web: the summary counts the refused requests (${refused:-none})" [ "${refused:-0}" -ge 31 ]
+check "harden_web: the summary counts the ended connections (${ended:-none})" [ "${ended:-0}" -ge 40 ]
 exit 0

@@ -25,10 +25,14 @@
  * address is given (a warning when it is not loopback); on loopback, a
  * Host that is not a loopback literal (127.x.y.z, [::1]) or localhost is
  * refused, so a web page cannot read the profile through DNS rebinding.
- * Every request is read-only (other methods: 405).
+ * A client's request must be whole within HEAD_S of its connection (or of
+ * its previous response), and a new connection ends the oldest of
+ * MAX_PENDING unfinished ones: slow clients cannot hold every connection
+ * (conn_*, the reaper).  Every request is read-only (other methods: 405).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -40,6 +44,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 #include "web.h"
 #include "capture/capture.h"
 #include "capture/output.h"
@@ -48,7 +53,10 @@
 
 extern const char ow_live_page[];	/* page.html, embedded at build time */
 
-#define MAX_CONNS	32	/* connections at a time */
+#define MAX_CONNS	128	/* connections at a time */
+#define MAX_PENDING	64	/* of them without a whole request yet */
+#define HEAD_S		10	/* a request is whole this long after its
+				 * connection or the previous response */
 #define CONN_TIMEOUT_S	30	/* an idle or stuck connection is closed */
 #define TOKEN_BYTES	16	/* random bits of the address: 128 */
 #define KEEP_ASKED_S	10	/* folded/pprof are rendered this long after
@@ -76,6 +84,15 @@ struct buf {
 	char *data;
 };
 
+/* A connection, for the reaper: its socket (our own descriptor of it,
+ * so that it cannot be another's by the time we shut it) and since when
+ * it has been waiting for a whole request. */
+struct conn {
+	int fd;		/* -1: a free slot */
+	bool busy;	/* a request is being answered */
+	double since;	/* accepted, or its last response completed */
+};
+
 struct web {
 	struct MHD_Daemon *d;
 	struct sockaddr_storage sa;
@@ -96,6 +113,10 @@ struct web {
 	double cpu_sum, cpu_max;
 	/* the server's: */
 	atomic_ulong requests, cut, refused;
+	struct conn conns[2 * MAX_CONNS];	/* under the lock */
+	unsigned long reaped;			/* under the lock */
+	pthread_t reaper;
+	bool reaping;
 };
 
 static double mono_s(void)
@@ -458,6 +479,8 @@ static enum MHD_Result to_page(struct web *w, struct MHD_Connection *conn)
 	return send_resp(conn, MHD_HTTP_FOUND, r, NULL);
 }
 
+static void conn_busy(struct web *w, struct MHD_Connection *conn, bool busy);
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload,
@@ -467,6 +490,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	const char *path;
 
 	(void)version, (void)upload, (void)upload_size, (void)req;
+	conn_busy(w, conn, true);	/* its request is whole: no deadline now */
 	atomic_fetch_add(&w->requests, 1);
 	if (!host_allowed(w, conn))
 		return refuse(w, conn, "this live view answers to a loopback address only\n");
@@ -498,15 +522,123 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	return send_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", NULL);
 }
 
-/* A response that did not reach its end: the client was slow or left. */
+/* A response that did not reach its end: the client was slow or left.
+ * Either way the connection waits for a whole request again. */
 static void completed(void *cls, struct MHD_Connection *conn, void **req,
 		      enum MHD_RequestTerminationCode toe)
 {
 	struct web *w = cls;
 
-	(void)conn, (void)req;
+	(void)req;
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		atomic_fetch_add(&w->cut, 1);
+	conn_busy(w, conn, false);
+}
+
+/* ---- slow clients: a deadline for each request ---- */
+
+/* End connection c's socket (the lock held): its thread sees the end and
+ * closes it. */
+static void conn_end(struct web *w, struct conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->since = INFINITY;	/* once */
+	w->reaped++;
+}
+
+/* A connection starts (a slot, our descriptor of its socket; the oldest
+ * of MAX_PENDING unfinished ones ended) or closes (both freed). */
+static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
+			enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct web *w = cls;
+	struct conn *c = *ctx, *oldest = NULL, *slot = NULL;
+	unsigned pending = 0;
+	int fd;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (c) {
+			pthread_mutex_lock(&w->lock);
+			close(c->fd);
+			c->fd = -1;
+			pthread_mutex_unlock(&w->lock);
+		}
+		*ctx = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	fd = ci ? fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < sizeof(w->conns) / sizeof(*w->conns); i++) {
+		struct conn *o = &w->conns[i];
+
+		if (o->fd < 0) {
+			slot = slot ? slot : o;
+			continue;
+		}
+		if (o->busy || o->since == INFINITY)
+			continue;
+		pending++;
+		if (!oldest || o->since < oldest->since)
+			oldest = o;
+	}
+	if (pending >= MAX_PENDING)
+		conn_end(w, oldest);
+	if (slot && fd >= 0) {
+		*slot = (struct conn){ .fd = fd, .since = mono_s() };
+		*ctx = slot;
+	} else {	/* cannot be watched: not kept */
+		if (fd >= 0)
+			close(fd);
+		if (ci)
+			shutdown(ci->connect_fd, SHUT_RDWR);
+		w->reaped++;
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void conn_busy(struct web *w, struct MHD_Connection *conn, bool busy)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = ci ? ci->socket_context : NULL;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&w->lock);
+	if (c->fd >= 0 && c->since != INFINITY) {
+		c->busy = busy;
+		c->since = mono_s();
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* The reaper: every 0.5 s, the connections that have waited more than
+ * HEAD_S for a whole request are ended. */
+static void *reap(void *v)
+{
+	struct web *w = v;
+	struct timespec until;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stopping) {
+		double now = mono_s();
+
+		for (size_t i = 0; i < sizeof(w->conns) / sizeof(*w->conns); i++) {
+			struct conn *c = &w->conns[i];
+
+			if (c->fd >= 0 && !c->busy && now - c->since > HEAD_S)
+				conn_end(w, c);
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 500000000;
+		if (until.tv_nsec >= 1000000000)
+			until.tv_sec++, until.tv_nsec -= 1000000000;
+		pthread_cond_timedwait(&w->fresh, &w->lock, &until);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
 }
 
 /* libmicrohttpd's messages, as ours */
@@ -546,6 +678,8 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 	}
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->fresh, NULL);
+	for (size_t i = 0; i < sizeof(w->conns) / sizeof(*w->conns); i++)
+		w->conns[i].fd = -1;
 	if (make_token(w->token)) {
 		ow_err("--serve: no random token for the address: %s", strerror(errno));
 		web_free(w);
@@ -554,6 +688,7 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 	/* the server's threads take no signal: SIGINT ends the capture loop */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	w->reaping = !pthread_create(&w->reaper, NULL, reap, w);
 	w->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 				MHD_USE_ERROR_LOG |
 				(w->sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
@@ -563,8 +698,14 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, w,
+				MHD_OPTION_NOTIFY_CONNECTION, conn_notify, w,
 				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!w->reaping) {
+		ow_err("--serve: no thread for the connections' deadlines");
+		web_free(w);
+		return NULL;
+	}
 	if (!w->d) {
 		ow_err("--serve %s: cannot listen there (%s)", o->serve,
 		       errno ? strerror(errno) : "libmicrohttpd failed");
@@ -591,13 +732,17 @@ void web_stop(void *v)
 {
 	struct web *w = v;
 
-	if (!w || !w->d)
+	if (!w)
 		return;
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
 	pthread_cond_broadcast(&w->fresh);
 	pthread_mutex_unlock(&w->lock);
-	MHD_stop_daemon(w->d);
+	if (w->reaping)
+		pthread_join(w->reaper, NULL);
+	w->reaping = false;
+	if (w->d)
+		MHD_stop_daemon(w->d);
 	w->d = NULL;
 }
 
@@ -607,11 +752,12 @@ void web_report(const void *v)
 
 	if (!w)
 		return;
-	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client); %lu requests refused (no token, or a Host not loopback)%s\n",
+	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client); %lu requests refused (no token, or a Host not loopback); %lu connections ended (no whole request in %d s, or more than %d waiting for one)%s\n",
 		(unsigned long long)w->refreshes,
 		w->refreshes ? w->cpu_sum * 1e3 / w->refreshes : 0.0, w->cpu_max * 1e3,
 		(unsigned long long)w->idle, atomic_load(&w->requests), (unsigned long long)w->dropped,
-		atomic_load(&w->cut), atomic_load(&w->refused), w->failed ? " (some renders failed)" : "");
+		atomic_load(&w->cut), atomic_load(&w->refused), w->reaped, HEAD_S, MAX_PENDING,
+		w->failed ? " (some renders failed)" : "");
 }
 
 void web_free(void *v)

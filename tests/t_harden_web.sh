@@ -14,7 +14,10 @@
 #     when ended) do not keep a normal client from the page (answered in
 #     5 s), and each is ended within the deadline (10 s) and a few seconds;
 #     150 of them (more than the 128 connections) neither;
-#   - the summary counts the refused requests and the ended connections.
+#   - 2000 malformed requests add a bounded number of lines to stderr (5 a
+#     second and one "N more ... suppressed" line), every message printed
+#     or counted as suppressed; the summary counts the refused requests and
+#     the ended connections.
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 
@@ -184,6 +187,47 @@ done
 check "harden_web: with 150 slowloris clients (over the 128 connections), the page is answered ($ok of 3 in 5 s)" [ $ok = 3 ]
 wait "$slow"
 
+# ---- a flood of malformed requests: bounded lines on stderr ----
+# flood.py PORT N: N requests libmicrohttpd refuses (400 or 431), each on
+# its own connection; prints how long it took
+cat > "$TMPD/flood.py" <<'EOF'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+bad = [b"GARBAGE\x01 / HTTP/9\r\n\r\n",
+       b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 70000 + b"\r\n\r\n"]
+t0 = time.monotonic()
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", port))
+    try:
+        s.sendall(bad[i % 2])
+        s.shutdown(socket.SHUT_WR)
+        while s.recv(65536):
+            pass
+    except OSError:
+        pass
+    s.close()
+print(round(time.monotonic() - t0 + 0.5))
+EOF
+sleep 1.5	# a window of its own
+before=$(wc -l < "$TMPD/main.err")
+secs=$(python3 "$TMPD/flood.py" "$PORT" 2000)
+sleep 1.5
+after=$(wc -l < "$TMPD/main.err")
+lines=$((after - before))
+# 5 lines a second and one "suppressed" line, over its seconds and the
+# windows either side
+limit=$(( (${secs:-60} + 3) * 6 ))
+if [ "$lines" -le "$limit" ] && tail -n "$lines" "$TMPD/main.err" | grep -q 'more libmicrohttpd messages suppressed'; then
+	pass "harden_web: 2000 malformed requests in ${secs} s add $lines lines to stderr (at most $limit)"
+else
+	fail "harden_web: 2000 malformed requests: bounded stderr" "$lines lines in ${secs} s (at most $limit): $(tail -n 3 "$TMPD/main.err" | head -c 300)"
+fi
+if grep -qP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$TMPD/main.err"; then
+	fail "harden_web: stderr has only printable text" "$(grep -naP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$TMPD/main.err" | head -c 200)"
+else
+	pass "harden_web: stderr has only printable text"
+fi
+
 # ---- the end: the output, and the summary counts what was refused ----
 kill -INT "$CAP"
 wait "$CAP"; st=$?
@@ -195,7 +239,14 @@ fi
 sum=$(grep 'live view: .* refreshes' "$TMPD/main.err")
 refused=$(sed -n 's/.* \([0-9]*\) requests refused.*/\1/p' <<< "$sum")
 ended=$(sed -n 's/.* \([0-9]*\) connections ended.*/\1/p' <<< "$sum")
+suppressed=$(sed -n 's/.* \([0-9]*\) libmicrohttpd messages suppressed.*/\1/p' <<< "$sum")
 # the requests above without the token or with a bad Host: 13 + 13 + 5
 check "harden_web: the summary counts the refused requests (${refused:-none})" [ "${refused:-0}" -ge 31 ]
 check "harden_web: the summary counts the ended connections (${ended:-none})" [ "${ended:-0}" -ge 40 ]
+printed=$(grep -c '^offwake-svg: --serve: Error processing request' "$TMPD/main.err")
+if [ $((printed + ${suppressed:-0})) -ge 2000 ]; then
+	pass "harden_web: every message of the flood printed or counted ($printed printed, $suppressed suppressed)"
+else
+	fail "harden_web: every message of the flood printed or counted" "$printed printed, ${suppressed:-no} suppressed"
+fi
 exit 0

@@ -28,7 +28,9 @@
  * A client's request must be whole within HEAD_S of its connection (or of
  * its previous response), and a new connection ends the oldest of
  * MAX_PENDING unfinished ones: slow clients cannot hold every connection
- * (conn_*, the reaper).  Every request is read-only (other methods: 405).
+ * (conn_*, the reaper).  libmicrohttpd's messages go through one limiter,
+ * LOG_PER_S lines a second, the rest counted.  Every request is
+ * read-only (other methods: 405).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,6 +60,7 @@ extern const char ow_live_page[];	/* page.html, embedded at build time */
 #define HEAD_S		10	/* a request is whole this long after its
 				 * connection or the previous response */
 #define CONN_TIMEOUT_S	30	/* an idle or stuck connection is closed */
+#define LOG_PER_S	5	/* libmicrohttpd's lines a second, at most */
 #define TOKEN_BYTES	16	/* random bits of the address: 128 */
 #define KEEP_ASKED_S	10	/* folded/pprof are rendered this long after
 				 * a client last asked for them */
@@ -117,6 +120,11 @@ struct web {
 	unsigned long reaped;			/* under the lock */
 	pthread_t reaper;
 	bool reaping;
+	/* libmicrohttpd's messages: under log_lock */
+	pthread_mutex_t log_lock;
+	double log_t0;
+	unsigned log_n;
+	unsigned long log_held, log_suppressed;
 };
 
 static double mono_s(void)
@@ -641,15 +649,44 @@ static void *reap(void *v)
 	return NULL;
 }
 
-/* libmicrohttpd's messages, as ours */
+/* ---- libmicrohttpd's messages ---- */
+
+/* "N more ... suppressed" for what the limiter held back (log_lock held) */
+static void log_flush(struct web *w)
+{
+	if (w->log_held)
+		fprintf(stderr, OW_PROG ": --serve: %lu more libmicrohttpd messages suppressed (at most %d a second)\n",
+			w->log_held, LOG_PER_S);
+	w->log_held = 0;
+}
+
+/* libmicrohttpd's messages, as ours: one line each, printable (a client's
+ * bytes may be in them), at most LOG_PER_S a second, the rest counted. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char msg[512];
+	struct web *w = cls;
+	char msg[240];
+	double now = mono_s();
 
-	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = 0;
-	fprintf(stderr, OW_PROG ": --serve: %s\n", msg);
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	pthread_mutex_lock(&w->log_lock);
+	if (now - w->log_t0 >= 1) {
+		log_flush(w);
+		w->log_t0 = now;
+		w->log_n = 0;
+	}
+	if (w->log_n < LOG_PER_S) {
+		w->log_n++;
+		fprintf(stderr, OW_PROG ": --serve: %s\n", msg);
+	} else {
+		w->log_held++;
+		w->log_suppressed++;
+	}
+	pthread_mutex_unlock(&w->log_lock);
 }
 
 bool web_wanted(const struct capture_opts *o)
@@ -678,6 +715,7 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 	}
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->fresh, NULL);
+	pthread_mutex_init(&w->log_lock, NULL);
 	for (size_t i = 0; i < sizeof(w->conns) / sizeof(*w->conns); i++)
 		w->conns[i].fd = -1;
 	if (make_token(w->token)) {
@@ -693,7 +731,7 @@ void *web_start(const struct capture_opts *o, struct capture *c)
 				MHD_USE_ERROR_LOG |
 				(w->sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				0, NULL, NULL, handle, w,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, w,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&w->sa,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
@@ -744,6 +782,9 @@ void web_stop(void *v)
 	if (w->d)
 		MHD_stop_daemon(w->d);
 	w->d = NULL;
+	pthread_mutex_lock(&w->log_lock);
+	log_flush(w);
+	pthread_mutex_unlock(&w->log_lock);
 }
 
 void web_report(const void *v)
@@ -752,12 +793,12 @@ void web_report(const void *v)
 
 	if (!w)
 		return;
-	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client); %lu requests refused (no token, or a Host not loopback); %lu connections ended (no whole request in %d s, or more than %d waiting for one)%s\n",
+	fprintf(stderr, OW_PROG ": live view: %llu refreshes, %.1f ms CPU each (at most %.1f); %llu skipped with nobody looking; %lu requests; %llu updates replaced before any client fetched them; %lu responses cut short (a slow or vanished client); %lu requests refused (no token, or a Host not loopback); %lu connections ended (no whole request in %d s, or more than %d waiting for one); %lu libmicrohttpd messages suppressed%s\n",
 		(unsigned long long)w->refreshes,
 		w->refreshes ? w->cpu_sum * 1e3 / w->refreshes : 0.0, w->cpu_max * 1e3,
 		(unsigned long long)w->idle, atomic_load(&w->requests), (unsigned long long)w->dropped,
 		atomic_load(&w->cut), atomic_load(&w->refused), w->reaped, HEAD_S, MAX_PENDING,
-		w->failed ? " (some renders failed)" : "");
+		w->log_suppressed, w->failed ? " (some renders failed)" : "");
 }
 
 void web_free(void *v)
@@ -771,5 +812,6 @@ void web_free(void *v)
 		buf_unref(w->cur[i]);
 	pthread_cond_destroy(&w->fresh);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->log_lock);
 	free(w);
 }

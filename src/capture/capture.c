@@ -1038,7 +1038,7 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 			 bpf_map__fd(c->skel->maps.umaps));
 	if (c->cfi) {
 		cfi_set_gen_map(c->cfi, bpf_map__fd(c->skel->maps.umaps_gen));
-		cfi_set_cache(c->cfi, uw_cache_dir());
+		cfi_set_cache(c->cfi, uw_cache_dir(), uw_cache_fd());
 	}
 	c->defer = uw_defer_new(bpf_map__fd(c->skel->maps.umaps), c->rows,
 				bpf_map__max_entries(rows),
@@ -1681,11 +1681,20 @@ void capture_report_unwind(const struct capture *c)
 		return;
 	report_walks("blocked threads", c->uw[OW_UW_BLOCKED]);
 	report_walks("wakers", c->uw[OW_UW_WAKER]);
-	char cached[PATH_MAX + 96] = "";
+	char cached[PATH_MAX + 512] = "", why[256], bad[320] = "";
+	uint64_t nbad = 0;
 
+	for (int i = 0; i < UW_CACHE_GOT_N; i++)
+		nbad += st->cache_bad[i];
+	if (nbad) {
+		ow_counts_list(why, sizeof(why), st->cache_bad, uw_cache_got_name,
+			       UW_CACHE_NOT_REG, UW_CACHE_GOT_N);
+		snprintf(bad, sizeof(bad), ", %llu refused there (%s: built again)",
+			 (unsigned long long)nbad, why);
+	}
 	if (st->cache_dir)
-		snprintf(cached, sizeof(cached), ", %zu read back from %s in %.0f ms (%zu kept there)",
-			 st->cached, st->cache_dir, st->cache_ms, st->cache_put);
+		snprintf(cached, sizeof(cached), ", %zu read back from %s in %.0f ms (%zu kept there)%s",
+			 st->cached, st->cache_dir, st->cache_ms, st->cache_put, bad);
 	else
 		snprintf(cached, sizeof(cached), " (no cache: %s)",
 			 uw_cache_why());

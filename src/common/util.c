@@ -30,11 +30,13 @@ void ow_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Open path for reading if it is a regular file (owned by root, by us or
- * by owner when check_owner), without blocking on a FIFO on the way. */
-static int open_regular(const char *path, int flags, bool check_owner, uid_t owner)
+/* Open path (from at) for reading if it is a regular file (owned by root,
+ * by us or by owner when check_owner), without blocking on a FIFO on the
+ * way. */
+static int open_regular(int at, const char *path, int flags, bool check_owner,
+			uid_t owner)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
+	int fd = openat(at, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
 	struct stat st;
 	int fl;
 
@@ -59,12 +61,17 @@ static int open_regular(const char *path, int flags, bool check_owner, uid_t own
 
 int ow_open_file(const char *path)
 {
-	return open_regular(path, 0, false, 0);
+	return open_regular(AT_FDCWD, path, 0, false, 0);
 }
 
 int ow_open_owned(const char *path, uid_t owner)
 {
-	return open_regular(path, O_NOFOLLOW, true, owner);
+	return open_regular(AT_FDCWD, path, O_NOFOLLOW, true, owner);
+}
+
+int ow_open_ours_at(int dirfd, const char *name)
+{
+	return open_regular(dirfd, name, O_NOFOLLOW, true, geteuid());
 }
 
 int ow_grow(void *arr, size_t *cap, size_t n, size_t sz)

@@ -38,6 +38,9 @@ int ow_open_file(const char *path);
  * us or by owner (what perf checks); else -1 (errno EPERM).
  */
 int ow_open_owned(const char *path, uid_t owner);
+/* The same for name in the directory open on dirfd, owned by root or us
+ * (a cache directory's file: table_cache.c). */
+int ow_open_ours_at(int dirfd, const char *name);
 
 /* Grow *arr (element size sz) so that index n fits; 0 or -1 (ENOMEM). */
 int ow_grow(void *arr, size_t *cap, size_t n, size_t sz);

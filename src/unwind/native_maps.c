@@ -90,7 +90,7 @@ struct cfi {
 	size_t nqueue, queuecap;
 	size_t relearn;		/* round-robin position in procs */
 	uint32_t gen;		/* of the last umaps entry written */
-	const char *cache_dir;	/* tables kept across captures (NULL: not) */
+	int cache_fd;		/* tables kept across captures (-1: not) */
 	struct cfi_proc *busy;	/* the one update() works on */
 	struct cfi_stats st;
 };
@@ -112,6 +112,7 @@ struct cfi *cfi_new(struct procmaps *pm, int rows_fd, void *rows, uint32_t cap,
 	c->nfree = 1;
 	c->umaps_fd = umaps_fd;
 	c->gen_fd = -1;
+	c->cache_fd = -1;
 	c->st.rows_cap = cap;
 	return c;
 }
@@ -121,9 +122,9 @@ void cfi_set_gen_map(struct cfi *c, int gen_fd)
 	c->gen_fd = gen_fd;
 }
 
-void cfi_set_cache(struct cfi *c, const char *dir)
+void cfi_set_cache(struct cfi *c, const char *dir, int dfd)
 {
-	c->cache_dir = dir;
+	c->cache_fd = dir ? dfd : -1;
 	c->st.cache_dir = dir;
 }
 
@@ -239,6 +240,7 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 	const char *base;
 	double t0 = ow_now_ms(), ms;
 	int fd = procmaps_open(tgid, m);
+	enum uw_cache_got got;
 
 	if (fd < 0) {
 		c->st.unreadable++;
@@ -247,7 +249,10 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 	read_segs(f, fd);
 	base = strrchr(m->path, '/');
 	base = base ? base + 1 : m->path;
-	if (!uw_cache_get(c->cache_dir, fd, &t)) {	/* built before */
+	got = uw_cache_get(c->cache_fd, fd, &t);
+	if (got != UW_CACHE_HIT && got != UW_CACHE_MISS)
+		c->st.cache_bad[got]++;	/* refused: built again */
+	if (got == UW_CACHE_HIT) {	/* built before */
 		c->st.cached++;
 		c->st.cache_ms += ow_now_ms() - t0;
 	} else if (uw_table_build(fd, m->path, &t, err, sizeof(err), between,
@@ -267,7 +272,7 @@ static void load_file(struct cfi *c, struct cfi_file *f, uint32_t tgid,
 			snprintf(c->st.slowest, sizeof(c->st.slowest), "%s",
 				 base);
 		}
-		if (uw_cache_put(c->cache_dir, fd, &t))
+		if (uw_cache_put(c->cache_fd, fd, &t))
 			c->st.cache_put++;
 	}
 	close(fd);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "symbols/procmaps.h"
+#include "table_cache.h"
 
 struct cfi;
 
@@ -38,6 +39,8 @@ struct cfi_stats {
 	size_t cached;		/* tables read from the cache (table_cache.c) */
 	double cache_ms;	/* ... in all, their files' opening included */
 	size_t cache_put;	/* tables built and kept there */
+	uint64_t cache_bad[UW_CACHE_GOT_N];	/* files refused there, by
+						 * why (built again) */
 	const char *cache_dir;	/* its directory (NULL: none) */
 	char slowest[64];	/* the file that took build_max_ms */
 	size_t unfollowed;	/* rows of the tables built whose CFI rule we
@@ -61,9 +64,10 @@ void cfi_free(struct cfi *c);
 /* gen_fd: the umaps_gen array (unwind_native.h), kept with umaps_fd from
  * now on (-1, cfi_new()'s: none). */
 void cfi_set_gen_map(struct cfi *c, int gen_fd);
-/* Tables kept across captures in dir (table_cache.h; NULL, cfi_new()'s:
- * none): read back from there instead of built, kept there once built. */
-void cfi_set_cache(struct cfi *c, const char *dir);
+/* Tables kept across captures in the directory dir open on dfd
+ * (table_cache.h; NULL and -1, cfi_new()'s: none): read back from there
+ * instead of built, kept there once built. */
+void cfi_set_cache(struct cfi *c, const char *dir, int dfd);
 
 /* Something happened to tgid's maps (first seen, exec): load its tables at
  * the next cfi_work(). */

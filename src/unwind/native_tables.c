@@ -825,6 +825,93 @@ int uw_table_build(int fd, const char *name, struct uw_table *t,
 	return 0;
 }
 
+/* --- checking a table read back ------------------------------------- */
+
+/*
+ * The rows row_rule() and fde_rows() make: for each kind of CFA rule
+ * (and, for OW_CFA_NONE, each off), the ranges its fields can have.  A
+ * row read back (uw_table_check()) must fall in one of them.  off is
+ * read as unsigned for OW_CFA_RSP_X8 (cfa_rule(): only offsets above
+ * INT16_MAX use it).
+ */
+#define ANY_RBP		INT8_MIN, INT8_MAX
+#define ANY_RBX		0, OW_RBX_LOST
+static const struct rule_range {
+	uint8_t cfa;
+	bool uoff;
+	int32_t off_lo, off_hi;
+	int8_t rbp_lo, rbp_hi;
+	uint8_t rbx_lo, rbx_hi;
+} rule_ranges[] = {
+	{ OW_CFA_NONE, false, 0, 0, 0, 0, 0, 0 },	/* a gap, an FDE's end */
+	{ OW_CFA_NONE, false, OW_NONE_RULE, OW_NONE_RULE, 0, 0, 0, 0 },
+	{ OW_CFA_NONE, false, OW_NONE_RULE, OW_NONE_RULE, -2, -2, 0, 0 },
+	{ OW_CFA_NONE, false, OW_DRAP_RULE, OW_DRAP_RULE, ANY_RBP, 0, 0 },
+	{ OW_CFA_NONE, false, OW_DRAP_RULE, OW_DRAP_RULE, ANY_RBP,
+	  OW_RBX_LOST, OW_RBX_LOST },
+	{ OW_CFA_RSP, false, INT16_MIN, INT16_MAX, ANY_RBP, ANY_RBX },
+	{ OW_CFA_RBP, false, INT16_MIN, INT16_MAX, ANY_RBP, ANY_RBX },
+	{ OW_CFA_RBX, false, INT16_MIN, INT16_MAX, ANY_RBP, ANY_RBX },
+	{ OW_CFA_PLT, false, 10, 11, ANY_RBP, ANY_RBX },
+	{ OW_CFA_END, false, 0, 0, 0, 0, 0, 0 },
+	{ OW_CFA_SIGNAL, false, SIGCTX_OFF, SIGCTX_OFF, 0, 0, 0, 0 },
+	{ OW_CFA_RSP_X8, true, INT16_MAX / 8 + 1, UINT16_MAX, ANY_RBP, ANY_RBX },
+};
+
+static bool rule_ok(const struct ow_urow *r)
+{
+	for (size_t i = 0; i < sizeof(rule_ranges) / sizeof(*rule_ranges); i++) {
+		const struct rule_range *k = &rule_ranges[i];
+		int32_t off = k->uoff ? (uint16_t)r->off : r->off;
+
+		if (r->cfa == k->cfa && off >= k->off_lo && off <= k->off_hi &&
+		    r->rbp >= k->rbp_lo && r->rbp <= k->rbp_hi &&
+		    r->rbx >= k->rbx_lo && r->rbx <= k->rbx_hi)
+			return true;
+	}
+	return false;
+}
+
+/* Is pc (from base) in an executable segment, its end included (the
+ * NONE row at an FDE's end)? */
+static bool pc_in_text(const struct builder *b, uint64_t pc)
+{
+	uint64_t v = pc + b->t->base;
+
+	for (size_t i = 0; i < b->nsegs; i++)
+		if (v >= b->segs[i].lo && v <= b->segs[i].hi)
+			return true;
+	return false;
+}
+
+enum uw_rows_bad uw_table_check(int fd, const struct uw_table *t)
+{
+	struct uw_table file = { 0 };	/* the file's base (read_segments()) */
+	char err[128];
+	struct builder b = { .name = "cached table", .err = err,
+			     .errlen = sizeof(err), .t = &file };
+	enum uw_rows_bad r = UW_ROWS_OK;
+	size_t i;
+
+	if (!t->nrows || t->rows[t->nrows - 1].cfa != OW_CFA_NONE)
+		return UW_ROWS_ORDER;
+	for (i = 1; i < t->nrows; i++)
+		if (t->rows[i].pc <= t->rows[i - 1].pc)
+			return UW_ROWS_ORDER;
+	for (i = 0; i < t->nrows; i++)
+		if (!rule_ok(&t->rows[i]))
+			return UW_ROWS_RULE;
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    !(b.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) ||
+	    read_segments(&b) || file.base != t->base)
+		r = UW_ROWS_TEXT;
+	for (i = 0; i < t->nrows && r == UW_ROWS_OK; i++)
+		if (!pc_in_text(&b, t->rows[i].pc))
+			r = UW_ROWS_TEXT;
+	builder_end(&b);
+	return r;
+}
+
 void uw_table_free(struct uw_table *t)
 {
 	free(t->rows);

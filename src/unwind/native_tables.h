@@ -64,6 +64,21 @@ int uw_table_build(int fd, const char *name, struct uw_table *t,
 		   char *err, size_t errlen, void (*between)(void *), void *ctx);
 void uw_table_free(struct uw_table *t);
 
+/*
+ * Whether t, read back for the ELF file open on fd (table_cache.c), is a
+ * table uw_table_build() could have made for it: UW_ROWS_OK, else why not.
+ */
+enum uw_rows_bad {
+	UW_ROWS_OK,
+	UW_ROWS_ORDER,	/* pcs not strictly increasing, or the last row's
+			 * rule not OW_CFA_NONE */
+	UW_ROWS_RULE,	/* a row's fields out of the ranges its kind of rule
+			 * has (row_rule()'s: offsets, register slots) */
+	UW_ROWS_TEXT,	/* another base than the file's, or a pc outside
+			 * its executable segments */
+};
+enum uw_rows_bad uw_table_check(int fd, const struct uw_table *t);
+
 /* The row for pc (relative to base): the last row with row.pc <= pc, or
  * NULL (before the first row, or pc beyond 32 bits).  A binary search,
  * the one the BPF walker does; for tests and the dump tool. */

@@ -7,14 +7,19 @@
  * offwake-svg (its executable's size and modification time: another
  * build may compile tables otherwise, so it neither reads nor trusts
  * these).  The file holds the key again (a hash collision is a miss),
- * the table's counts and its rows.  A table read back is checked as the
- * builder leaves them (native_tables.h: pcs strictly increasing, the last
- * row's rule OW_CFA_NONE) and must have the size its header says.
+ * the table's counts, a CRC-32 of the whole and its rows.  A table read
+ * back must be one the builder could have made for the file
+ * (uw_table_check(): rows in order, each rule's fields in range, pcs in
+ * the file's text), or it is refused, counted and built again.
  *
  * The directory is the caller's (root's by default) and must not be
  * writable by anyone else: a table is what the walker believes, so one
- * planted there would give wrong stacks.  Nothing is ever executed from
- * it.
+ * planted there would give wrong stacks.  Its path is walked once, a
+ * component at a time, a symbolic link followed only when root's or ours
+ * (another user's, in a shared directory on the way, could send root's
+ * writes anywhere), and the directory is then held open: every file is
+ * reached from it, without following a link at its name or waiting on a
+ * FIFO there.  Nothing is ever executed from it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +30,13 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "table_cache.h"
+#include "common/util.h"
 
-#define MAGIC		"OWUWTAB1"
+#define MAGIC		"OWUWTAB2"
 #define SUFFIX		".uwt"
+#define MAX_LINKS	40	/* symbolic links followed in the path */
 
 struct hdr {
 	char magic[8];
@@ -37,6 +45,18 @@ struct hdr {
 	uint64_t self_size, self_mtime_ns;		/* offwake-svg */
 	uint64_t base, nrows, nfde, nexpr, nother, nskip, noverlap;
 	int64_t debug_frame;
+	uint64_t crc;	/* crc32() of the header (this 0) and the rows */
+};
+
+const char *const uw_cache_got_name[UW_CACHE_GOT_N] = {
+	[UW_CACHE_NOT_REG] = "not a regular file",
+	[UW_CACHE_NOT_OURS] = "not ours",
+	[UW_CACHE_SIZE] = "not its header's size",
+	[UW_CACHE_UNREAD] = "unreadable",
+	[UW_CACHE_CRC] = "checksum",
+	[UW_CACHE_ORDER] = "rows out of order",
+	[UW_CACHE_RULE] = "a rule out of range",
+	[UW_CACHE_TEXT] = "a pc outside the file's text",
 };
 
 static uint64_t ns_of(const struct timespec *ts)
@@ -68,15 +88,15 @@ static int key_of(int fd, struct hdr *h)
 	return 0;
 }
 
-/* dir/HASH.uwt of the key in h */
-static void path_of(char *p, size_t n, const char *dir, const struct hdr *h)
+/* HASH.uwt of the key in h */
+static void name_of(char *p, size_t n, const struct hdr *h)
 {
 	const uint64_t *w = &h->row_size;
 	uint64_t x = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i <= (size_t)(&h->self_mtime_ns - w); i++)
 		x = (x ^ w[i]) * 0x100000001b3ull;
-	snprintf(p, n, "%s/%016llx" SUFFIX, dir, (unsigned long long)x);
+	snprintf(p, n, "%016llx" SUFFIX, (unsigned long long)x);
 }
 
 static bool same_key(const struct hdr *a, const struct hdr *b)
@@ -84,25 +104,113 @@ static bool same_key(const struct hdr *a, const struct hdr *b)
 	return !memcmp(a, b, offsetof(struct hdr, base));
 }
 
-/* mkdir -p dir (mode 0700 for what it makes) */
-static int make_dir(const char *dir)
+/* The CRC-32 of h (its crc taken as 0) and n rows. */
+static uint64_t crc_of(const struct hdr *h, const struct ow_urow *rows, size_t n)
 {
-	char p[PATH_MAX];
+	struct hdr z = *h;
+	uLong c;
 
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
-		return -1;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -1;
-		*s = '/';
+	z.crc = 0;
+	c = crc32(0L, (const Bytef *)&z, sizeof(z));
+	for (size_t done = 0, k; done < n; done += k) {	/* uInt lengths */
+		k = n - done < (1u << 26) ? n - done : (1u << 26);
+		c = crc32(c, (const Bytef *)(rows + done), k * sizeof(*rows));
 	}
-	return mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
+	return c;
 }
 
-static char why_off[PATH_MAX + 64];
+static char why_off[PATH_MAX + 96];
+static int dir_fd = -1;
+
+static int open_dir(int at, const char *path, int depth, bool last);
+
+/*
+ * name in the directory open on at, as a directory (made when missing:
+ * mode 0700 when last, the cache itself, else 0755).  A symbolic link is
+ * followed only when root's or ours, read as the one inode it is (O_PATH,
+ * fstat, readlinkat: not swapped between the check and the read), its
+ * target walked by the same rules.  An fd, or -1 with errno and why_off.
+ */
+static int open_step(int at, const char *name, int depth, bool last)
+{
+	const int fl = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	char *target;
+	struct stat st;
+	ssize_t n;
+	int fd = openat(at, name, fl), lfd;
+
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdirat(at, name, last ? 0700 : 0755) && errno != EEXIST)
+			return -1;
+		fd = openat(at, name, fl);
+	}
+	if (fd >= 0 || (errno != ELOOP && errno != ENOTDIR))
+		return fd;
+	lfd = openat(at, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (lfd < 0)
+		return -1;
+	if (fstat(lfd, &st) || !S_ISLNK(st.st_mode)) {
+		close(lfd);
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (st.st_uid && st.st_uid != geteuid()) {
+		close(lfd);
+		snprintf(why_off, sizeof(why_off), "%.*s: a symbolic link of uid %u's on the way (not followed)",
+			 PATH_MAX, name, (unsigned)st.st_uid);
+		errno = EPERM;
+		return -1;
+	}
+	if (depth >= MAX_LINKS || !(target = malloc(PATH_MAX))) {
+		close(lfd);
+		errno = depth >= MAX_LINKS ? ELOOP : ENOMEM;
+		return -1;
+	}
+	n = readlinkat(lfd, "", target, PATH_MAX);
+	close(lfd);
+	if (n <= 0 || n >= PATH_MAX) {
+		free(target);
+		errno = n < 0 ? errno : ENAMETOOLONG;
+		return -1;
+	}
+	target[n] = 0;
+	fd = open_dir(at, target, depth + 1, last);
+	free(target);
+	return fd;
+}
+
+/* path (from at; absolute: from /) as a directory, one component at a
+ * time (open_step()); last: path ends at the cache itself. */
+static int open_dir(int at, const char *path, int depth, bool last)
+{
+	char name[NAME_MAX + 1];
+	const char *s = path, *e;
+	int cur, fd;
+
+	cur = openat(at, *path == '/' ? "/" : ".",
+		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (cur >= 0) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = strchrnul(s, '/');
+		if (e - s > NAME_MAX) {
+			close(cur);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, s, e - s);
+		name[e - s] = 0;
+		s = e;
+		if (!strcmp(name, "."))
+			continue;
+		fd = open_step(cur, name, depth, last && !s[strspn(s, "/")]);
+		close(cur);
+		cur = fd;
+	}
+	return cur;
+}
 
 const char *uw_cache_dir(void)
 {
@@ -132,18 +240,34 @@ const char *uw_cache_dir(void)
 		snprintf(why_off, sizeof(why_off), "no directory for it (set OFFWAKE_UNWIND_CACHE)");
 		return NULL;
 	}
-	if (make_dir(dir) || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(why_off, sizeof(why_off), "%.*s: %s", PATH_MAX, dir,
-			 strerror(errno ? errno : ENOTDIR));
+	why_off[0] = 0;
+	errno = 0;
+	dir_fd = open_dir(AT_FDCWD, dir, 0, true);
+	if (dir_fd < 0) {
+		char step[PATH_MAX + 96];
+
+		if (why_off[0])
+			snprintf(step, sizeof(step), "%s", why_off);
+		else
+			snprintf(step, sizeof(step), "%s", strerror(errno ? errno : ENOTDIR));
+		snprintf(why_off, sizeof(why_off), "%.*s: %.*s", PATH_MAX / 2,
+			 dir, PATH_MAX / 2, step);
 		return NULL;
 	}
-	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+	if (fstat(dir_fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
 		snprintf(why_off, sizeof(why_off), "%.*s: not ours alone (owner or mode)",
 			 PATH_MAX, dir);
+		close(dir_fd);
+		dir_fd = -1;
 		return NULL;
 	}
 	state = 1;
 	return dir;
+}
+
+int uw_cache_fd(void)
+{
+	return uw_cache_dir() ? dir_fd : -1;
 }
 
 const char *uw_cache_why(void)
@@ -151,94 +275,132 @@ const char *uw_cache_why(void)
 	return why_off;
 }
 
-/* Whether rows are as the builder leaves them. */
-static bool rows_ok(const struct ow_urow *r, size_t n)
+/* Read n bytes into p (a regular file's: short only at its end). */
+static bool read_all(int fd, void *p, size_t n)
 {
-	if (!n || r[n - 1].cfa != OW_CFA_NONE)
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (r[i].pc <= r[i - 1].pc)
+	for (ssize_t k; n; n -= k, p = (char *)p + k)
+		if ((k = read(fd, p, n)) <= 0)
 			return false;
 	return true;
 }
 
-int uw_cache_get(const char *dir, int fd, struct uw_table *t)
+/* The header and rows of the file open on cfd into h and *rows, checked
+ * as a file (not the rows' meaning): UW_CACHE_HIT or why not. */
+static enum uw_cache_got read_table(int cfd, const struct hdr *want,
+				    struct hdr *h, struct ow_urow **rows)
 {
-	char p[PATH_MAX];
-	struct hdr want, h;
 	struct stat st;
+	size_t len;
+
+	if (fstat(cfd, &st))
+		return UW_CACHE_UNREAD;
+	if ((uint64_t)st.st_size < sizeof(*h) ||
+	    (uint64_t)st.st_size > (uint64_t)UW_CACHE_MAX_MB << 20)
+		return UW_CACHE_SIZE;
+	if (!read_all(cfd, h, sizeof(*h)))
+		return UW_CACHE_UNREAD;
+	if (!same_key(h, want))
+		return UW_CACHE_MISS;	/* a hash collision, or not ours to know */
+	if (!h->nrows || h->nrows > (st.st_size - sizeof(*h)) / sizeof(**rows) ||
+	    (uint64_t)st.st_size != sizeof(*h) + h->nrows * sizeof(**rows))
+		return UW_CACHE_SIZE;
+	len = h->nrows * sizeof(**rows);
+	if (!(*rows = malloc(len)))
+		return UW_CACHE_MISS;	/* (built instead: it may fail there) */
+	if (!read_all(cfd, *rows, len))
+		return UW_CACHE_UNREAD;
+	if (h->crc != crc_of(h, *rows, h->nrows))
+		return UW_CACHE_CRC;
+	if ((uint64_t)h->debug_frame > 1)
+		return UW_CACHE_RULE;
+	return UW_CACHE_HIT;
+}
+
+enum uw_cache_got uw_cache_get(int dfd, int fd, struct uw_table *t)
+{
+	static const enum uw_cache_got of_rows[] = {
+		[UW_ROWS_OK] = UW_CACHE_HIT, [UW_ROWS_ORDER] = UW_CACHE_ORDER,
+		[UW_ROWS_RULE] = UW_CACHE_RULE, [UW_ROWS_TEXT] = UW_CACHE_TEXT,
+	};
+	char name[32];
+	struct hdr want, h;
 	struct ow_urow *rows = NULL;
+	enum uw_cache_got got;
 	int cfd;
 
-	if (!dir || key_of(fd, &want))
-		return -1;
-	path_of(p, sizeof(p), dir, &want);
-	cfd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0 || key_of(fd, &want))
+		return UW_CACHE_MISS;
+	name_of(name, sizeof(name), &want);
+	cfd = ow_open_ours_at(dfd, name);
 	if (cfd < 0)
-		return -1;
-	if (fstat(cfd, &st) || st.st_uid != geteuid() ||
-	    read(cfd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
-	    !same_key(&h, &want) || !h.nrows ||
-	    h.nrows > (uint64_t)(SIZE_MAX / sizeof(*rows)) ||
-	    (uint64_t)st.st_size != sizeof(h) + h.nrows * sizeof(*rows) ||
-	    !(rows = malloc(h.nrows * sizeof(*rows))) ||
-	    read(cfd, rows, h.nrows * sizeof(*rows)) !=
-		    (ssize_t)(h.nrows * sizeof(*rows)) ||
-	    !rows_ok(rows, h.nrows)) {
-		free(rows);
-		close(cfd);
-		return -1;
-	}
+		return errno == ENOENT ? UW_CACHE_MISS :
+		       errno == EPERM ? UW_CACHE_NOT_OURS :
+		       errno == EINVAL || errno == ELOOP ? UW_CACHE_NOT_REG :
+		       UW_CACHE_UNREAD;
+	got = read_table(cfd, &want, &h, &rows);
 	close(cfd);
-	memset(t, 0, sizeof(*t));
-	t->base = h.base;
-	t->rows = rows;
-	t->nrows = h.nrows;
+	if (got == UW_CACHE_HIT) {
+		memset(t, 0, sizeof(*t));
+		t->base = h.base;
+		t->rows = rows;
+		t->nrows = h.nrows;
+		got = of_rows[uw_table_check(fd, t)];
+	}
+	if (got != UW_CACHE_HIT) {
+		free(rows);
+		memset(t, 0, sizeof(*t));
+		return got;
+	}
 	t->nfde = h.nfde;
 	t->nexpr = h.nexpr;
 	t->nother = h.nother;
 	t->nskip = h.nskip;
 	t->noverlap = h.noverlap;
 	t->debug_frame = (int)h.debug_frame;
-	return 0;
+	return UW_CACHE_HIT;
 }
 
 /* Bytes the directory's tables take (its *.uwt files). */
-static uint64_t dir_bytes(const char *dir)
+static uint64_t dir_bytes(int dfd)
 {
-	DIR *d = opendir(dir);
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 	struct stat st;
 	uint64_t sum = 0;
 	size_t n;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while ((de = readdir(d))) {
 		n = strlen(de->d_name);
 		if (n > strlen(SUFFIX) &&
 		    !strcmp(de->d_name + n - strlen(SUFFIX), SUFFIX) &&
-		    !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		    !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			sum += st.st_size;
 	}
 	closedir(d);
 	return sum;
 }
 
-bool uw_cache_put(const char *dir, int fd, const struct uw_table *t)
+bool uw_cache_put(int dfd, int fd, const struct uw_table *t)
 {
 	static uint64_t used = UINT64_MAX;	/* bytes in dir, once read */
-	char p[PATH_MAX], tmp[PATH_MAX + 32];
+	static unsigned seq;			/* temporary files made */
+	char name[32], tmp[64];
 	size_t len;
 	struct hdr h;
 	bool ok;
 	int cfd;
 
-	if (!dir || !t->nrows || key_of(fd, &h))
+	if (dfd < 0 || !t->nrows || key_of(fd, &h))
 		return false;
 	len = sizeof(h) + t->nrows * sizeof(*t->rows);
 	if (used == UINT64_MAX)
-		used = dir_bytes(dir);
+		used = dir_bytes(dfd);
 	if (used + len > (uint64_t)UW_CACHE_MAX_MB << 20)
 		return false;
 	h.base = t->base;
@@ -249,18 +411,19 @@ bool uw_cache_put(const char *dir, int fd, const struct uw_table *t)
 	h.nskip = t->nskip;
 	h.noverlap = t->noverlap;
 	h.debug_frame = t->debug_frame;
-	path_of(p, sizeof(p), dir, &h);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", p, (int)getpid());
-	cfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		   0600);
+	h.crc = crc_of(&h, t->rows, t->nrows);
+	name_of(name, sizeof(name), &h);
+	snprintf(tmp, sizeof(tmp), "%s.%d.%u.tmp", name, (int)getpid(), seq++);
+	cfd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+		     O_NOFOLLOW, 0600);
 	if (cfd < 0)
 		return false;
 	ok = write(cfd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
 	     write(cfd, t->rows, t->nrows * sizeof(*t->rows)) ==
 		     (ssize_t)(t->nrows * sizeof(*t->rows));
-	ok = !close(cfd) && ok && !rename(tmp, p);
+	ok = !close(cfd) && ok && !renameat(dfd, tmp, dfd, name);
 	if (!ok)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	else
 		used += len;
 	return ok;

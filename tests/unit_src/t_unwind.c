@@ -6,7 +6,8 @@
  * same with .debug_frame only and compressed, libc's signal trampoline
  * (found as the kernel sees it, sa_restorer), this program's _start, the
  * row search, and files that must be refused without a crash (no CFI,
- * not ELF, truncated, another machine, corrupted CFI).  Prints
+ * not ELF, truncated, another machine, corrupted CFI), and the check of
+ * a table read back (uw_table_check()).  Prints
  * PASS:/FAIL:/SKIP: lines; needs cc (else the fixture tests skip).
  */
 #include <dlfcn.h>
@@ -524,6 +525,84 @@ static void test_corrupt(void)
 	free(img);
 }
 
+/* The objects this program has loaded (dl_iterate_phdr()), by path. */
+static int add_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	char (*paths)[16][512] = data;
+
+	for (int i = 0; i < 16; i++)
+		if (!(*paths)[i][0]) {
+			snprintf((*paths)[i], sizeof((*paths)[i]), "%s",
+				 info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe");
+			break;
+		}
+	return 0;
+}
+
+/*
+ * uw_table_check() (a table read back from the cache, table_cache.c):
+ * every table the builder makes for the objects loaded here passes it (no
+ * good table refused), and libc's table damaged is refused for what was
+ * damaged: two rows swapped (order), a row's rule END with an offset
+ * (rule), another base, a pc beyond the text (text).
+ */
+static void test_check(void)
+{
+	static char paths[16][512];
+	const char *name = "unwind: uw_table_check: the builder's tables pass";
+	struct uw_table t;
+	struct ow_urow keep, *r;
+	char err[512], *libc = NULL;
+	size_t n = 0, bad = 0, i;
+	int fd;
+
+	dl_iterate_phdr(add_object, &paths);
+	for (i = 0; i < 16 && paths[i][0]; i++) {
+		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || uw_table_build(fd, paths[i], &t, err, sizeof(err), NULL, NULL)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		n++;
+		if (uw_table_check(fd, &t) != UW_ROWS_OK) {
+			check(0, name, "%s: %d", paths[i], (int)uw_table_check(fd, &t));
+			bad++;
+		}
+		if (strstr(paths[i], "/libc.so") && !libc) {
+			libc = paths[i];
+			for (r = t.rows + 1; r < t.rows + t.nrows - 1; r++)
+				if (r->cfa == OW_CFA_RSP && r->off >= 8)
+					break;
+			keep = r[0];
+			r[0] = r[1], r[1] = keep;
+			check(uw_table_check(fd, &t) == UW_ROWS_ORDER,
+			      "unwind: uw_table_check: rows swapped: order", "%d",
+			      (int)uw_table_check(fd, &t));
+			r[1] = r[0], r[0] = keep;
+			r->cfa = OW_CFA_END;
+			check(uw_table_check(fd, &t) == UW_ROWS_RULE,
+			      "unwind: uw_table_check: END with an offset: rule", "%d",
+			      (int)uw_table_check(fd, &t));
+			*r = keep;
+			t.base += 0x1000;
+			check(uw_table_check(fd, &t) == UW_ROWS_TEXT,
+			      "unwind: uw_table_check: another base: text", "%d",
+			      (int)uw_table_check(fd, &t));
+			t.base -= 0x1000;
+			t.rows[t.nrows - 1].pc = UINT32_MAX;
+			check(uw_table_check(fd, &t) == UW_ROWS_TEXT,
+			      "unwind: uw_table_check: a pc beyond the text: text", "%d",
+			      (int)uw_table_check(fd, &t));
+		}
+		uw_table_free(&t);
+		close(fd);
+	}
+	if (!bad)
+		check(n >= 3 && libc, name, "%zu tables built, libc %s", n,
+		      libc ? "found" : "not found");
+}
+
 int main(void)
 {
 	const char *top = getenv("TOP") ? getenv("TOP") : ".";
@@ -541,6 +620,7 @@ int main(void)
 	test_fixture(top, cc);
 	test_refused(top, cc);
 	test_corrupt();
+	test_check();
 	run("rm -rf %s", tmp);
 	return failed;
 }

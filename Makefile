@@ -151,7 +151,7 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP
 # libbpf's map calls, t_cap_fold a kallsyms of its own (ld --wrap).
 CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
-	common/util.o common/privs.o symbols/ksyms.o symbols/procmaps.o \
+	common/util.o common/privs.o common/safetext.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
 	symbols/debuginfod.o unwind/native_tables.o unwind/native_walk.o \
 	unwind/native_defer.o unwind/table_cache.o unwind/python_names.o unwind/python_stitch.o)

@@ -4,40 +4,10 @@
  * Unicode whitespace class (used by the folded-line grammar).
  */
 #include "utf8.h"
+#include "base/utf8seq.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid sequence at s, or 0 if invalid. */
-static int seq_len(const unsigned char *s, size_t len)
-{
-	unsigned c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return len >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF) {
-		if (len < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xE0 && s[1] < 0xA0)
-			return 0;	/* overlong */
-		if (c == 0xED && s[1] >= 0xA0)
-			return 0;	/* surrogate */
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		if (len < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-		    (s[3] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xF0 && s[1] < 0x90)
-			return 0;
-		if (c == 0xF4 && s[1] >= 0x90)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
 
 size_t utf8_valid_prefix(const char *s, size_t len)
 {
@@ -55,7 +25,7 @@ size_t utf8_valid_prefix(const char *s, size_t len)
 		}
 		if (i >= len)
 			break;
-		int n = seq_len(p + i, len - i);
+		int n = ow_utf8_seq_len(p + i, len - i);
 		if (!n)
 			return i;
 		i += n;
@@ -71,7 +41,7 @@ char *utf8_repair(const char *s, size_t len, size_t *outlen)
 	if (!out)
 		return NULL;
 	while (i < len) {
-		int n = seq_len((const unsigned char *)s + i, len - i);
+		int n = ow_utf8_seq_len((const unsigned char *)s + i, len - i);
 		if (n) {
 			memcpy(out + o, s + i, n);
 			o += n;
@@ -90,7 +60,7 @@ char *utf8_repair(const char *s, size_t len, size_t *outlen)
 int utf8_decode(const char *s, size_t len, uint32_t *cp)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	int n = seq_len(p, len);
+	int n = ow_utf8_seq_len(p, len);
 
 	switch (n) {
 	case 1: *cp = p[0]; return 1;

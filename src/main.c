@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "cli.h"
+#include "common/safetext.h"
 #include "common/util.h"
 #include "reports/convert.h"
 #include "reports/diff.h"
@@ -80,6 +81,11 @@ int main(int argc, char **argv)
 	struct capture_opts o;
 	int r;
 
+	/* names from traced processes and other users are in our messages */
+	if (ow_stderr_escape()) {
+		ow_err("escaping standard error: out of memory");
+		return OW_EXIT_FAIL;
+	}
 	for (const struct ow_command *c = ow_commands; argc > 1 && c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->main(argc - 1, argv + 1);

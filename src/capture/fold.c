@@ -52,13 +52,15 @@
  * function are two locations in pprof, as they are two lines.
  *
  * Names must not contain ';' (the folded separator) nor line breaks:
- * ';' becomes ':' and control characters become '?'.
+ * ';' becomes ':' and each byte that may not be shown on a terminal
+ * becomes '?' (common/safetext.h: C0 and C1 controls, DEL, invalid UTF-8).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fold.h"
 #include "common/privs.h"
+#include "common/safetext.h"
 #include "common/util.h"
 #include "base/hash.h"
 #include "unwind/python_names.h"
@@ -183,27 +185,36 @@ void folder_free(struct folder *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static bool bad_char(unsigned char c)
+/* Bytes of name[0..len) before the first one to replace: ';', or one
+ * that may not be shown (ow_text_span(): a control, invalid UTF-8). */
+static size_t clean_span(const char *name, size_t len, size_t *bad)
 {
-	return c == ';' || c < 0x20 || c == 0x7f;
+	size_t n = ow_text_span(name, len, 0, bad);
+	const char *semi = memchr(name, ';', n);
+
+	if (semi) {
+		*bad = 1;
+		return semi - name;
+	}
+	return n;
 }
 
 /* name, or a sanitised copy of it kept in the pool. */
 static const char *clean(struct folder *f, const char *name, size_t max)
 {
-	size_t len = strnlen(name, max), i;
+	size_t len = strnlen(name, max), i, bad;
 	char *copy;
 
-	for (i = 0; i < len && !bad_char(name[i]); i++)
-		;
+	i = clean_span(name, len, &bad);
 	if (i == len && len < max)
 		return name;
 	if (ow_grow(&f->pool, &f->poolcap, f->npool, sizeof(*f->pool)) < 0 ||
 	    !(copy = strndup(name, len)))
 		return "[unknown]";
-	for (i = 0; i < len; i++)
-		if (bad_char(copy[i]))
-			copy[i] = copy[i] == ';' ? ':' : '?';
+	for (; i < len; i += clean_span(copy + i, len - i, &bad)) {
+		memset(copy + i, copy[i] == ';' ? ':' : '?', bad);
+		i += bad;
+	}
 	f->pool[f->npool++] = copy;
 	return copy;
 }

@@ -40,6 +40,7 @@
 #include "fold.h"
 #include "engine.h"
 #include "output.h"
+#include "common/safetext.h"
 #include "common/util.h"
 #include "export/writers.h"
 #include "base/errmsg.h"
@@ -242,8 +243,9 @@ static const char *stack_kind(const struct capture_opts *o)
 
 /*
  * "-- CMD ARGS..." as a shell would read it back (an argument with a space
- * or a quote in single quotes), on one line (control bytes as '?'), cut
- * to CMD_SHOWN bytes on a character boundary and ended by "..." then.
+ * or a quote in single quotes), on one line (each byte that may not be
+ * shown, common/safetext.h, as '?'), cut to CMD_SHOWN bytes on a
+ * character boundary and ended by "..." then.
  */
 static void cmd_line(char *const *cmd, char *buf, size_t len)
 {
@@ -256,15 +258,19 @@ static void cmd_line(char *const *cmd, char *buf, size_t len)
 			buf[n++] = ' ';
 		for (const char *p = quote ? "'" : ""; *p && n + 1 < len; p++)
 			buf[n++] = *p;
-		for (const char *p = *a; *p && n + 1 < len; p++) {
-			unsigned char ch = *p;
+		for (const char *p = *a, *end = p + strlen(p); p < end && n + 1 < len;) {
+			size_t bad, ok = ow_text_span(p, end - p, 0, &bad);
 
-			if (ch == '\'' && quote) {	/* ' -> '\'' */
-				for (const char *q = "'\\''"; *q && n + 1 < len; q++)
-					buf[n++] = *q;
-				continue;
+			for (; ok && n + 1 < len; ok--, p++) {
+				if (*p == '\'' && quote) {	/* ' -> '\'' */
+					for (const char *q = "'\\''"; *q && n + 1 < len; q++)
+						buf[n++] = *q;
+					continue;
+				}
+				buf[n++] = *p;
 			}
-			buf[n++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+			for (; bad && n + 1 < len; bad--, p++)
+				buf[n++] = '?';
 		}
 		if (quote && n + 1 < len)
 			buf[n++] = '\'';

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "safetext.h"
 #include "util.h"
 
 #define TICK_MS	100
@@ -47,8 +48,8 @@ static void erase(struct progress *p)
 {
 	if (!p->line[0])
 		return;
-	fputs("\r\033[K", stderr);
-	fflush(stderr);
+	fputs("\r\033[K", ow_stderr_raw());
+	fflush(ow_stderr_raw());
 	p->line[0] = 0;
 }
 
@@ -77,7 +78,8 @@ static void draw(struct progress *p)
 		line[p->width - 1] = 0;
 	if (!strcmp(line, p->line))
 		return;
-	fprintf(stderr, "\r\033[K%s", line);
+	fputs("\r\033[K", ow_stderr_raw());	/* ours; the text escaped */
+	fputs(line, stderr);
 	fflush(stderr);
 	strcpy(p->line, line);
 }

@@ -265,7 +265,8 @@ static int hold_stderr(struct tui *t)
 	return 0;
 }
 
-/* Standard error back, and what was said on it printed there. */
+/* Standard error back, and what was said on it printed there, escaped
+ * as all of stderr (safetext.h): a traced command's messages too. */
 static void release_stderr(struct tui *t)
 {
 	char buf[8192];
@@ -276,7 +277,7 @@ static void release_stderr(struct tui *t)
 	dup2(t->saved_err, STDERR_FILENO);
 	close(t->saved_err);
 	while ((n = pread(fileno(t->errs), buf, sizeof(buf), at)) > 0) {
-		if (write(STDERR_FILENO, buf, n) != n)
+		if (fwrite(buf, 1, n, stderr) != (size_t)n)
 			break;
 		at += n;
 	}

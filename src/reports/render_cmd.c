@@ -9,6 +9,7 @@
 #include "report_out.h"
 #include "fg.h"
 #include "common/progress.h"
+#include "common/safetext.h"
 #include "base/errmsg.h"
 
 #include <errno.h>
@@ -60,9 +61,10 @@ static int read_mapped(struct fg_stacks *s, FILE *f, const char *name, int *ret)
 	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 	if (p == MAP_FAILED)
 		return 0;
-	snprintf(shrank_msg, sizeof(shrank_msg),
-		 "offwake-svg: %.*s: the file shrank while it was read\n",
-		 PATH_MAX, name);
+	/* written by write(2), not through stderr: escaped here */
+	strcpy(shrank_msg, "offwake-svg: ");
+	ow_text_escape(shrank_msg + strlen(shrank_msg), PATH_MAX, name, strlen(name), 0);
+	strcat(shrank_msg, ": the file shrank while it was read\n");
 	shrank_len = strlen(shrank_msg);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, &old);

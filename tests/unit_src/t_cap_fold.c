@@ -469,6 +469,9 @@ static void test_comm(struct env *v)
 	check(!strcmp(fold_comm(&v->f, "a;b\nc\x7f"), "a:b?c?"),
 	      "fold: ';' and control characters in command names replaced",
 	      "%s", fold_comm(&v->f, "a;b\nc\x7f"));
+	check(!strcmp(fold_comm(&v->f, "\x1b]0;\xc2\x9b\x9b\xff\xce\xbb"), "?]0:????\xce\xbb"),
+	      "fold: C1 controls and invalid UTF-8 in command names replaced",
+	      "%s", fold_comm(&v->f, "\x1b]0;\xc2\x9b\x9b\xff\xce\xbb"));
 	check(!strcmp(fold_comm(&v->f, "0123456789abcdefXYZ"), "0123456789abcdef"),
 	      "fold: command names cut at OW_COMM_LEN", "%s",
 	      fold_comm(&v->f, "0123456789abcdefXYZ"));

@@ -655,10 +655,10 @@ static bool randomised(void)
 }
 
 /*
- * What a symbolised entry is summed under: the key itself for -f and
- * --text (one line or entry per key, as offwaketime prints them), for
- * the SVG what its line shows (comms and symbolised stacks, which are
- * interned: equal ones are one pointer), so that there the sums grow
+ * What a symbolised entry is summed under: the key itself for --text (one
+ * entry per key, as offwaketime prints them, pids and all), for -f and
+ * the SVG what its line shows (comms as shown and symbolised stacks,
+ * which are interned: equal ones are one pointer), so that the sums grow
  * with the distinct lines, not with the processes of a fork storm.
  */
 static struct ow_key shown_key(const struct capture *c,
@@ -670,6 +670,8 @@ static struct ow_key shown_key(const struct capture *c,
 		return e->key;
 	memcpy(k.target, e->key.target, OW_COMM_LEN);
 	memcpy(k.waker, e->key.waker, OW_COMM_LEN);
+	fold_comm_key(k.target);	/* "a\x01" and "a\x02" both read "a?" */
+	fold_comm_key(k.waker);
 	if (c->group != OW_GROUP_COMM) {	/* --group: the names show pids */
 		k.t_tgid = e->key.t_tgid;
 		k.w_tgid = e->key.w_tgid;
@@ -684,6 +686,7 @@ static struct ow_key shown_key(const struct capture *c,
 	k.w_ustack = (uintptr_t)e->stk[KS_W_USER];
 	for (int i = 0; i < OW_CHAIN_MAX - 1 && e->key.up[i].comm[0]; i++) {
 		memcpy(k.up[i].comm, e->key.up[i].comm, OW_COMM_LEN);
+		fold_comm_key(k.up[i].comm);
 		k.up[i].kstack = (uintptr_t)e->up[i][LS_KERNEL];
 		k.up[i].ustack = (uintptr_t)e->up[i][LS_USER];
 		if (c->group != OW_GROUP_COMM)	/* as the waker's */

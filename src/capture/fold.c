@@ -188,6 +188,12 @@ static bool bad_char(unsigned char c)
 	return c == ';' || c < 0x20 || c == 0x7f;
 }
 
+/* What bad_char() c is shown as. */
+static char shown_char(char c)
+{
+	return !bad_char(c) ? c : c == ';' ? ':' : '?';
+}
+
 /* name, or a sanitised copy of it kept in the pool. */
 static const char *clean(struct folder *f, const char *name, size_t max)
 {
@@ -202,8 +208,7 @@ static const char *clean(struct folder *f, const char *name, size_t max)
 	    !(copy = strndup(name, len)))
 		return "[unknown]";
 	for (i = 0; i < len; i++)
-		if (bad_char(copy[i]))
-			copy[i] = copy[i] == ';' ? ':' : '?';
+		copy[i] = shown_char(copy[i]);
 	f->pool[f->npool++] = copy;
 	return copy;
 }
@@ -211,6 +216,17 @@ static const char *clean(struct folder *f, const char *name, size_t max)
 const char *fold_comm(struct folder *f, const char *comm)
 {
 	return clean(f, comm, OW_COMM_LEN);
+}
+
+void fold_comm_key(char *comm)
+{
+	size_t len = strnlen(comm, OW_COMM_LEN);
+
+	if (len == OW_COMM_LEN)
+		return;		/* no NUL: not a kernel's comm */
+	for (size_t i = 0; i < len; i++)
+		comm[i] = shown_char(comm[i]);
+	memset(comm + len, 0, OW_COMM_LEN - len);
 }
 
 static bool has_prefix(const char *name, const char *prefix)

@@ -24,7 +24,7 @@ int export_test_write(const struct ow_profile *p, const struct ow_write_opts *o,
 
 const struct ow_writer ow_writers[] = {
 	{ "svg", ".svg", false, false, 0, export_svg_write },
-	{ "folded", ".folded", false, false, OW_NEED_EACH_KEY, export_folded_write },
+	{ "folded", ".folded", false, false, OW_NEED_LINES, export_folded_write },
 	{ "text", NULL, false, true, OW_NEED_EACH_KEY | OW_NEED_KEY_ORDER | OW_NEED_THREADS,
 	  export_text_write },
 	{ "pprof", ".pb.gz", true, false, OW_NEED_ADDRS | OW_NEED_LABELS, export_pprof_write },

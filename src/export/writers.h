@@ -21,10 +21,12 @@
 enum ow_needs {
 	OW_NEED_ADDRS = 1,	/* frames' addresses and mappings (pprof) */
 	OW_NEED_LABELS = 2,	/* samples' labels: comm, pid, tid (as --group) */
-	OW_NEED_EACH_KEY = 4,	/* a sample per captured key, smallest first,
-				 * equal values by frames (offwaketime -f), not
-				 * summed by what a line shows */
+	OW_NEED_EACH_KEY = 4,	/* a sample per captured key, smallest first
+				 * (offwaketime's text), not summed by what a
+				 * line shows */
 	OW_NEED_KEY_ORDER = 8,	/* with EACH_KEY: equal values by key (text) */
+	OW_NEED_LINES = 32,	/* a sample per distinct line, smallest first,
+				 * equal values by frames (-f) */
 	OW_NEED_THREADS = 16,	/* typed frames with thread ids: a capture's,
 				 * not names read back (convert) */
 };

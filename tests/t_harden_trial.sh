@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# t_harden_trial.sh - what a newcomer's trial found (issue 44, item 11):
+# -f prints one line per distinct folded stack (keys that differ only in
+# pids summed), in offwaketime -f's line format.  The capture cases need
+# root and BPF (SKIP otherwise).
+. "$(dirname "$0")/lib.sh"
+
+can_capture trial_capture || exit 0
+
+# -f: one line per distinct folded stack.  40 processes block reading a
+# pipe at 5 depths (8 each, same stacks, same waker), so offwaketime-
+# style per-key lines would print each stack 8 times; the lines are the
+# distinct stacks, each once, their counts summed.  The format is
+# offwaketime -f's: an empty field between user and kernel frames (bcc's
+# line += [""] without -d), "--" between target and waker
+cat > "$TMPD/owfs.c" <<'EOF'
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#define DEPTHS 5
+#define PER 8
+static int __attribute__((noinline)) lvl(int fd, int d)
+{
+	char c;
+
+	if (d > 0)
+		return lvl(fd, d - 1) + 1;
+	while (read(fd, &c, 1) == 1)
+		;
+	return 0;
+}
+int main(int argc, char **argv)
+{
+	int fds[DEPTHS * PER][2];
+	struct timespec t0, t, ms = { 0, 5000000 };
+	double secs = atof(argv[1]);
+
+	for (int i = 0; i < DEPTHS * PER; i++) {
+		if (pipe(fds[i]))
+			return 1;
+		if (!fork()) {
+			close(fds[i][1]);
+			prctl(PR_SET_NAME, "owfs_child");
+			return lvl(fds[i][0], i % DEPTHS) & 0;
+		}
+		close(fds[i][0]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < DEPTHS * PER; i++)
+			if (write(fds[i][1], "x", 1) != 1)
+				return 1;
+		nanosleep(&ms, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	for (int i = 0; i < DEPTHS * PER; i++)
+		close(fds[i][1]);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+EOF
+if ! cc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$TMPD/owfs" "$TMPD/owfs.c" 2> "$TMPD/cc.err"; then
+	fail trial_build "$(head -c 200 "$TMPD/cc.err")"
+	exit 0
+fi
+cap fs -q -- "$TMPD/owfs" 2; st=$?
+lines=$(wc -l < "$TMPD/fs")
+dups=$(sed 's/ [0-9.]*$//' "$TMPD/fs" | sort | uniq -d | wc -l)
+child=$(grep -c '^owfs_child;.*;lvl;read;' "$TMPD/fs")
+if [ $st -eq 0 ] && [ "$lines" -gt 0 ] && [ "$dups" -eq 0 ] && [ "$child" -ge 1 ] &&
+   [ "$child" -lt 40 ]; then
+	pass "trial_folded_line_per_stack ($lines lines, none twice; $child of the children's read stacks)"
+else
+	fail trial_folded_line_per_stack "status $st, $lines lines, $dups printed more than once, $child children's read lines: $(head -c 300 "$TMPD/fs.err")"
+fi
+# offwaketime -f's fields: target;user...;"";kernel...;--;waker kernel
+# (leaf first);"";waker user;waker
+if grep -qE '^owfs_child;_start;.*;main;lvl;read;;entry_SYSCALL_64[^;]*;.*;anon_pipe_read;schedule;__schedule;--;[^;]+;.*;;([^;]+;)*owfs [0-9]+$' "$TMPD/fs" &&
+   ! grep -qE ';;;' "$TMPD/fs"; then
+	pass trial_folded_offwaketime_format
+else
+	fail trial_folded_offwaketime_format "$(grep -m1 '^owfs_child;.*anon_pipe_read' "$TMPD/fs" | head -c 400)"
+fi

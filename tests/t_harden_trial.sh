@@ -2,9 +2,41 @@
 # SPDX-License-Identifier: Apache-2.0
 # t_harden_trial.sh - what a newcomer's trial found (issue 44, item 11):
 # -f prints one line per distinct folded stack (keys that differ only in
-# pids summed), in offwaketime -f's line format.  The capture cases need
-# root and BPF (SKIP otherwise).
+# pids summed), in offwaketime -f's line format; -o FILE with an
+# extension no writer has is refused before tracing, not written as an
+# SVG; an SVG (or pprof, speedscope) is not written to a terminal.  The
+# capture cases need root and BPF (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
+
+# -o x.pdf (no --format, -f, --text): refused before any loading, one
+# line naming the file and the extensions there are; nothing written
+for f in x.pdf x.png out.svg.tmp; do
+	(cd "$TMPD" && timeout 20 "$OFFWAKE" -o "$f" 1 > out 2> err); st=$?
+	if [ $st -eq 2 ] && [ "$(wc -l < "$TMPD/err")" -eq 1 ] && [ ! -e "$TMPD/$f" ] &&
+	   grep -q "^offwake-svg: -o $f: no format writes \.[a-z]* files (name it \*\.svg, \*\.folded, \*\.pb\.gz, \*\.speedscope\.json, or give --format or -f)\$" "$TMPD/err"; then
+		pass "trial_o_unknown_ext_refused ($f)"
+	else
+		fail "trial_o_unknown_ext_refused ($f)" "status $st, $(ls "$TMPD/$f" 2>&1): $(head -c 300 "$TMPD/err")"
+	fi
+done
+
+# to a terminal: an SVG, pprof, speedscope refused (exit 2, one line,
+# before tracing); folded lines are not (-h: no capture needed to tell)
+if command -v script > /dev/null; then
+	for a in "" "--format pprof" "--format speedscope"; do
+		# shellcheck disable=SC2086
+		script -qec "timeout 20 $OFFWAKE $a 1 2> $TMPD/tty.err" /dev/null > "$TMPD/tty.out"; st=$?
+		if [ $st -eq 2 ] && [ "$(wc -l < "$TMPD/tty.err")" -eq 1 ] &&
+		   grep -q '^offwake-svg: standard output is a terminal: not writing .* output there (use -o FILE\..*, -f for folded lines, or redirect it)$' "$TMPD/tty.err" &&
+		   ! grep -q '<svg\|schema' "$TMPD/tty.out"; then
+			pass "trial_no_svg_to_tty (${a:-svg})"
+		else
+			fail "trial_no_svg_to_tty (${a:-svg})" "status $st: $(head -c 300 "$TMPD/tty.err")"
+		fi
+	done
+else
+	skip trial_no_svg_to_tty "no script(1)"
+fi
 
 can_capture trial_capture || exit 0
 

@@ -774,8 +774,9 @@ static __always_inline void add_block(struct task_struct *t, __u32 pid,
 		if (key.w_kstack == OW_STACK_SKIPPED ||
 		    key.w_ustack == OW_STACK_SKIPPED)
 			count(&losses, OW_LOSS_WAKER_EARLY);
-	} else if (ti->blocked) {
+	} else if (ti->blocked) {	/* not a preemption: say so */
 		count(&losses, OW_LOSS_WAKER);
+		__builtin_memcpy(key.waker, OW_WAKER_UNSEEN, OW_COMM_LEN);
 	}
 	add_count(ti, &key, delta);
 }

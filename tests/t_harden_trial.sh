@@ -4,8 +4,10 @@
 # -f prints one line per distinct folded stack (keys that differ only in
 # pids summed), in offwaketime -f's line format; -o FILE with an
 # extension no writer has is refused before tracing, not written as an
-# SVG; an SVG (or pprof, speedscope) is not written to a terminal.  The
-# capture cases need root and BPF (SKIP otherwise).
+# SVG; an SVG (or pprof, speedscope) is not written to a terminal; a
+# block whose task slept but whose wakeup was not seen is labelled so,
+# not drawn as a preemption (which keeps its empty waker).  The capture
+# cases need root and BPF (SKIP otherwise).
 . "$(dirname "$0")/lib.sh"
 
 # -o x.pdf (no --format, -f, --text): refused before any loading, one
@@ -116,4 +118,48 @@ if grep -qE '^owfs_child;_start;.*;main;lvl;read;;entry_SYSCALL_64[^;]*;.*;anon_
 	pass trial_folded_offwaketime_format
 else
 	fail trial_folded_offwaketime_format "$(grep -m1 '^owfs_child;.*anon_pipe_read' "$TMPD/fs" | head -c 400)"
+fi
+
+# A block whose task slept but whose wakeup was not seen is labelled so,
+# not drawn as a preemption: a sleeper in cgroup in/ is traced there
+# (--cgroup in), then moved to out/ while it sleeps; its timer's wakeup,
+# of a task now outside, is not recorded, and its block ends without a
+# waker.  A CPU-bound loop in in/ is preempted (runnable, no wakeup):
+# its blocks keep the empty waker of a preemption.
+MNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+CG=${MNT:+$MNT/offwake-trial.$$}
+if [ -z "$MNT" ] || ! mkdir -p "$CG/in" "$CG/out" 2> "$TMPD/mkdir.err"; then
+	skip trial_unseen_waker_label "no cgroup2 mount to make a cgroup under: $(head -c 200 "$TMPD/mkdir.err" 2> /dev/null)"
+	exit 0
+fi
+cg_cleanup() {
+	[ -n "${SPIN:-}" ] && kill "$SPIN" 2> /dev/null && wait "$SPIN" 2> /dev/null
+	for p in $(cat "$CG/in/cgroup.procs" "$CG/out/cgroup.procs" 2> /dev/null); do
+		echo "$p" > "$MNT/cgroup.procs"
+	done 2> /dev/null
+	rmdir "$CG/in" "$CG/out" "$CG" 2> /dev/null
+	rm -rf "$TMPD"
+}
+trap cg_cleanup EXIT
+"$OFFWAKE" -f -q --cgroup "$CG/in" > "$TMPD/uw" 2> "$TMPD/uw.err" & CAP=$!
+if attached $CAP; then
+	sh -c "echo \$\$ > '$CG/in/cgroup.procs' && exec sleep 2" & SLP=$!
+	sh -c "echo \$\$ > '$CG/in/cgroup.procs' && exec timeout 2 sh -c 'while :; do :; done'" & SPIN=$!
+	sleep 1
+	echo $SLP > "$CG/out/cgroup.procs"
+	wait $SLP $SPIN
+	SPIN=
+	kill -INT $CAP
+fi
+wait $CAP; st=$?
+if [ $st -eq 0 ] && grep -qE '^sleep;.*nanosleep.*;--;;\[waker not seen\] [0-9]+$' "$TMPD/uw" &&
+   ! grep -qE '^sleep;.*nanosleep.*;--;; [0-9]+$' "$TMPD/uw"; then
+	pass trial_unseen_waker_label
+else
+	fail trial_unseen_waker_label "status $st: $(grep -E '^sleep;.*nanosleep' "$TMPD/uw" | sed 's/.*;--;/--;/' | head -c 300) $(head -c 200 "$TMPD/uw.err")"
+fi
+if grep -qE '^sh;.*;--;; [0-9]+$' "$TMPD/uw" && ! grep -qE '^sh;.*\[waker not seen\]' "$TMPD/uw"; then
+	pass trial_preemption_label_kept
+else
+	fail trial_preemption_label_kept "$(grep -E '^sh;' "$TMPD/uw" | sed 's/.*;--;/--;/' | sort | uniq -c | head -c 300)"
 fi

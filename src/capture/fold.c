@@ -215,6 +215,9 @@ static const char *clean(struct folder *f, const char *name, size_t max)
 
 const char *fold_comm(struct folder *f, const char *comm)
 {
+	/* no comm fills its 16 bytes: the marker is no task's name */
+	if (!memcmp(comm, OW_WAKER_UNSEEN, OW_COMM_LEN))
+		return OW_WAKER_UNSEEN;
 	return clean(f, comm, OW_COMM_LEN);
 }
 

@@ -154,8 +154,11 @@ struct ow_event {
 	__u32 type;		/* enum ow_event_type */
 	__u32 tgid;
 	__u32 ptgid;		/* OW_EV_FORK: the parent's tgid */
-	__u32 zero;		/* (OW_EV_PYSTACK: the hash's high half) */
+	__u32 zero;		/* (OW_EV_PYSTACK: the hash's high half;
+				 * OW_EV_EXEC, OW_EV_FORK: OW_EV_OUTSIDE when
+				 * the task is outside --cgroup) */
 };
+#define OW_EV_OUTSIDE	1
 
 /*
  * Typed frames.  A stack record's entries are frames of a kind: a new kind

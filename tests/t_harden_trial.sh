@@ -163,3 +163,31 @@ if grep -qE '^sh;.*;--;; [0-9]+$' "$TMPD/uw" && ! grep -qE '^sh;.*\[waker not se
 else
 	fail trial_preemption_label_kept "$(grep -E '^sh;' "$TMPD/uw" | sed 's/.*;--;/--;/' | sort | uniq -c | head -c 300)"
 fi
+
+# --cgroup: unwind tables only for the processes in the cgroup.  A sleeper
+# (tests/workloads/sleeper.c, woken by the timer interrupt: no waker's
+# user stack to walk) in in/, and outside it a shell exec'ing programs all
+# along: their execs and forks are not the cgroup's.  The summary counts
+# tables for 1 process, no more files than the sleeper maps.  (Before:
+# every exec and fork on the machine queued tables, "--cgroup G builds
+# unwind tables for processes outside G", 193 in the trial's capture.)
+if ! cc -O1 -g -o "$TMPD/ow_sleep" "$TOP/tests/workloads/sleeper.c" 2> "$TMPD/cc.err"; then
+	fail trial_cgroup_tables_build "$(head -c 200 "$TMPD/cc.err")"
+	exit 0
+fi
+sh -c "echo \$\$ > '$CG/in/cgroup.procs' && exec '$TMPD/ow_sleep' 20" & SPIN=$!
+sleep 0.2	# (its libraries mapped: the files it has code in)
+mapped=$(awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' /proc/$SPIN/maps | sort -u | wc -l)
+( end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do
+	sh -c 'cat /proc/self/stat > /dev/null; ls / > /dev/null'
+done ) & EXECS=$!
+"$OFFWAKE" -f --cgroup "$CG/in" 3 > "$TMPD/tb" 2> "$TMPD/tb.err"; st=$?
+kill $EXECS 2> /dev/null
+wait $EXECS 2> /dev/null
+read -r files procs < <(sed -n 's/.*unwind tables: \([0-9]*\) files (\([0-9]*\) process.*/\1 \2/p' "$TMPD/tb.err")
+if [ $st -eq 0 ] && [ "${procs:-x}" = 1 ] && [ "${files:-99}" -le "$mapped" ] &&
+   grep -q '^ow_sleep;.*do_nanosleep' "$TMPD/tb"; then
+	pass "trial_cgroup_tables_inside_only ($files files, $procs process)"
+else
+	fail trial_cgroup_tables_inside_only "status $st, ${files:-?} files for ${procs:-?} processes (want 1, at most $mapped files): $(grep 'unwind tables' "$TMPD/tb.err" | head -c 300)"
+fi

@@ -456,15 +456,20 @@ static int handle_event(void *ctx, void *data, size_t len)
 }
 
 /*
- * Whether tgid's threads are traced (its blocks shown): only those, and
- * the wakers whose stacks are shown (they ask, OW_EV_TABLES), get unwind
- * tables.  -p/-t: in the threads map (--follow adds children there before
- * their fork event).
+ * Whether the threads of e's process are traced (its blocks shown): only
+ * those, and the wakers whose stacks are shown (they ask, OW_EV_TABLES),
+ * get unwind tables.  --cgroup: in it or below it, as the kernel side
+ * tells at the exec or fork (OW_EV_OUTSIDE); a process that joins it
+ * later is seen at its first block there (OW_EV_SEEN).  -p/-t: in the
+ * threads map (--follow adds children there before their fork event).
  */
-static bool traced(const struct capture *c, uint32_t tgid)
+static bool traced(const struct capture *c, const struct ow_event *e)
 {
+	uint32_t tgid = e->tgid;
 	uint8_t one;
 
+	if (e->zero == OW_EV_OUTSIDE)
+		return false;
 	switch (c->cfg.threads) {
 	case OW_THREADS_ALL:
 	case OW_THREADS_USER:
@@ -495,7 +500,7 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 		procmaps_stale(c->pm, e->tgid);
 		py_procs_exec(c->py, e->tgid);
 		py_procs_check(c->py, e->tgid);
-		if (c->cfi && traced(c, e->tgid))
+		if (c->cfi && traced(c, e))
 			cfi_queue(c->cfi, e->tgid);
 		else if (c->cfi)	/* a waker once: asks again if still one */
 			cfi_forget(c->cfi, e->tgid);
@@ -503,7 +508,7 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 	case OW_EV_FORK:
 		procmaps_fork(c->pm, e->tgid, e->ptgid);
 		py_procs_fork(c->py, e->tgid, e->ptgid);
-		if (c->cfi && traced(c, e->tgid))
+		if (c->cfi && traced(c, e))
 			cfi_fork(c->cfi, e->tgid, e->ptgid);
 		break;
 	case OW_EV_TABLES:	/* at most once a second per process */

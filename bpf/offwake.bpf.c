@@ -774,8 +774,9 @@ static __always_inline void add_block(struct task_struct *t, __u32 pid,
 		if (key.w_kstack == OW_STACK_SKIPPED ||
 		    key.w_ustack == OW_STACK_SKIPPED)
 			count(&losses, OW_LOSS_WAKER_EARLY);
-	} else if (ti->blocked) {
+	} else if (ti->blocked) {	/* not a preemption: say so */
 		count(&losses, OW_LOSS_WAKER);
+		__builtin_memcpy(key.waker, OW_WAKER_UNSEEN, OW_COMM_LEN);
 	}
 	add_count(ti, &key, delta);
 }
@@ -1210,7 +1211,9 @@ static __always_inline void on_fork(struct task_struct *parent,
 		if (bpf_map_lookup_elem(&threads, &ptgid))
 			bpf_map_update_elem(&threads, &tgid, &one, BPF_ANY);
 	}
-	send_event(OW_EV_FORK, tgid, ptgid);
+	/* (a child outside --cgroup gets no tables: it is not traced) */
+	send_event_4(OW_EV_FORK, tgid, ptgid,
+		     cgroup_ok(child) ? 0 : OW_EV_OUTSIDE);
 }
 
 /*
@@ -1232,7 +1235,7 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 	bpf_map_delete_elem(&asked, &tgid);
 	bpf_map_delete_elem(&defers, &tgid);
 	bpf_map_delete_elem(&pyprocs, &tgid);	/* found again if Python */
-	send_event(OW_EV_EXEC, BPF_CORE_READ(p, tgid), 0);
+	send_event_4(OW_EV_EXEC, tgid, 0, cgroup_ok(p) ? 0 : OW_EV_OUTSIDE);
 }
 
 SEC("tp_btf/sched_switch")

@@ -33,6 +33,17 @@
 #define OW_STACK_SKIPPED	61
 
 /*
+ * The waker's name in a key whose task went to sleep (it was not
+ * preempted) but whose wakeup was not seen (OW_LOSS_WAKER): its 16 bytes
+ * fill key.waker with no NUL, which no task's comm does (the kernel ends
+ * one within its 16), so a traced process cannot name itself so.  A key
+ * with an empty waker (waker[0] == 0, no pid) is a preemption.
+ */
+#define OW_WAKER_UNSEEN	"[waker not seen]"
+_Static_assert(sizeof(OW_WAKER_UNSEEN) == OW_COMM_LEN + 1,
+	       "OW_WAKER_UNSEEN must fill a comm without its NUL");
+
+/*
  * One level of a wakeup chain (--chain-depth): a thread that woke the
  * level below it, its stacks taken when it did.
  */
@@ -51,7 +62,8 @@ struct ow_level {
  * Aggregation key: one blocked-time sum per distinct combination.  Keys
  * are zero-initialised before filling, so no padding bytes carry garbage
  * (the layout has none: fixed-size fields).  A key with waker[0] == 0
- * had no wakeup (the target was preempted, or the waker was missed).
+ * had no wakeup (the target was preempted); one whose waker is
+ * OW_WAKER_UNSEEN slept but its wakeup was missed.
  *
  * The waker is level 1 of the wakeup chain; up[] holds levels 2 to
  * --chain-depth (up[0]: the thread that last woke the waker before it
@@ -142,8 +154,11 @@ struct ow_event {
 	__u32 type;		/* enum ow_event_type */
 	__u32 tgid;
 	__u32 ptgid;		/* OW_EV_FORK: the parent's tgid */
-	__u32 zero;		/* (OW_EV_PYSTACK: the hash's high half) */
+	__u32 zero;		/* (OW_EV_PYSTACK: the hash's high half;
+				 * OW_EV_EXEC, OW_EV_FORK: OW_EV_OUTSIDE when
+				 * the task is outside --cgroup) */
 };
+#define OW_EV_OUTSIDE	1
 
 /*
  * Typed frames.  A stack record's entries are frames of a kind: a new kind

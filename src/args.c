@@ -21,6 +21,7 @@
 #include "common/util.h"
 #include "export/writers.h"
 #include "live/web.h"
+#include "base/errmsg.h"
 
 /* The text of --help around the generated parts (print_help()). */
 static const char help_intro[] =
@@ -419,21 +420,50 @@ struct parse_state {
 	const struct opt *seen[G_COUNT];	/* per group, the option given */
 };
 
-/* -o FILE without -f, --text or --format: the format its extension names
- * (.svg, .folded, .pb.gz, .speedscope.json; else the SVG).  Binary pprof
- * is not written to a terminal. */
-static int pick_format(struct capture_opts *o, const struct parse_state *ps)
+/* FILE's extension: after the last '.' of its last component, not the
+ * one of a dot file (".svg"), nor an empty one; NULL when none. */
+static const char *file_ext(const char *file)
 {
-	int f;
+	const char *base = strrchr(file, '/'), *dot;
 
-	if (o->out_file && !ps->seen[G_OUTPUT] && (f = ow_writer_by_path(o->out_file)) >= 0)
-		o->output = f;
-	if (ow_writers[o->output].binary && !o->out_file && isatty(STDOUT_FILENO))
-		return usage_error("argument --format: not writing binary %s to a terminal (use -o FILE%s or redirect it)",
-				   ow_writers[o->output].name, ow_writers[o->output].ext);
-	return 0;
+	base = base ? base + 1 : file;
+	dot = strrchr(base, '.');
+	return dot && dot > base && dot[1] ? dot : NULL;
 }
 
+/*
+ * -o FILE without -f, --text or --format: the format its extension names
+ * (.svg, .folded, .pb.gz, .speedscope.json); no extension, the SVG; any
+ * other extension (x.pdf, x.png) is refused, not written as an SVG.  On
+ * a terminal (no -o) only the formats of lines to read are written (-f,
+ * --text), as gzip refuses to: an SVG, pprof or speedscope's JSON is
+ * refused before tracing (-o /dev/stdout insists).
+ */
+static int pick_format(struct capture_opts *o, const struct parse_state *ps)
+{
+	const struct ow_writer *w;
+	const char *ext;
+	char exts[128];
+	int f;
+
+	if (o->out_file && !ps->seen[G_OUTPUT]) {
+		if ((f = ow_writer_by_path(o->out_file)) >= 0)
+			o->output = f;
+		else if ((ext = file_ext(o->out_file))) {
+			ow_err("-o %s: no format writes %s files (name it %s, or give --format or -f)",
+			       o->out_file, ext,
+			       ow_writer_exts(exts, sizeof(exts), "*%s", ", "));
+			return 2;
+		}
+	}
+	w = &ow_writers[o->output];
+	if (!w->to_read && !o->out_file && isatty(STDOUT_FILENO)) {
+		ow_err("standard output is a terminal: not writing %s%s output there (use -o FILE%s, -f for folded lines, or redirect it)",
+		       w->binary ? "binary " : "", w->name, w->ext);
+		return 2;
+	}
+	return 0;
+}
 
 static int apply(struct capture_opts *o, struct parse_state *ps,
 		 const struct opt *p, const char *val)

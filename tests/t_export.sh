@@ -242,7 +242,7 @@ if command -v script > /dev/null; then
 	script -qec "'$OFFWAKE' convert --format=speedscope '$IN'" /dev/null > "$TMPD/tty2" 2>&1
 	check export_tty_text_allowed grep -q '"frames"' "$TMPD/tty2"
 	script -qec "'$OFFWAKE' --format=pprof 1" /dev/null > "$TMPD/tty3" 2>&1; st=$?
-	if [ $st -eq 2 ] && grep -q 'not writing binary pprof to a terminal' "$TMPD/tty3"; then
+	if [ $st -eq 2 ] && grep -q 'standard output is a terminal: not writing binary pprof output there' "$TMPD/tty3"; then
 		pass export_capture_tty_refused
 	else
 		fail export_capture_tty_refused "status $st: $(head -c 300 "$TMPD/tty3")"

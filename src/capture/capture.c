@@ -456,15 +456,20 @@ static int handle_event(void *ctx, void *data, size_t len)
 }
 
 /*
- * Whether tgid's threads are traced (its blocks shown): only those, and
- * the wakers whose stacks are shown (they ask, OW_EV_TABLES), get unwind
- * tables.  -p/-t: in the threads map (--follow adds children there before
- * their fork event).
+ * Whether the threads of e's process are traced (its blocks shown): only
+ * those, and the wakers whose stacks are shown (they ask, OW_EV_TABLES),
+ * get unwind tables.  --cgroup: in it or below it, as the kernel side
+ * tells at the exec or fork (OW_EV_OUTSIDE); a process that joins it
+ * later is seen at its first block there (OW_EV_SEEN).  -p/-t: in the
+ * threads map (--follow adds children there before their fork event).
  */
-static bool traced(const struct capture *c, uint32_t tgid)
+static bool traced(const struct capture *c, const struct ow_event *e)
 {
+	uint32_t tgid = e->tgid;
 	uint8_t one;
 
+	if (e->zero == OW_EV_OUTSIDE)
+		return false;
 	switch (c->cfg.threads) {
 	case OW_THREADS_ALL:
 	case OW_THREADS_USER:
@@ -495,7 +500,7 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 		procmaps_stale(c->pm, e->tgid);
 		py_procs_exec(c->py, e->tgid);
 		py_procs_check(c->py, e->tgid);
-		if (c->cfi && traced(c, e->tgid))
+		if (c->cfi && traced(c, e))
 			cfi_queue(c->cfi, e->tgid);
 		else if (c->cfi)	/* a waker once: asks again if still one */
 			cfi_forget(c->cfi, e->tgid);
@@ -503,7 +508,7 @@ static void handle_process_event(struct capture *c, const struct ow_event *e)
 	case OW_EV_FORK:
 		procmaps_fork(c->pm, e->tgid, e->ptgid);
 		py_procs_fork(c->py, e->tgid, e->ptgid);
-		if (c->cfi && traced(c, e->tgid))
+		if (c->cfi && traced(c, e))
 			cfi_fork(c->cfi, e->tgid, e->ptgid);
 		break;
 	case OW_EV_TABLES:	/* at most once a second per process */
@@ -655,10 +660,10 @@ static bool randomised(void)
 }
 
 /*
- * What a symbolised entry is summed under: the key itself for -f and
- * --text (one line or entry per key, as offwaketime prints them), for
- * the SVG what its line shows (comms and symbolised stacks, which are
- * interned: equal ones are one pointer), so that there the sums grow
+ * What a symbolised entry is summed under: the key itself for --text (one
+ * entry per key, as offwaketime prints them, pids and all), for -f and
+ * the SVG what its line shows (comms as shown and symbolised stacks,
+ * which are interned: equal ones are one pointer), so that the sums grow
  * with the distinct lines, not with the processes of a fork storm.
  */
 static struct ow_key shown_key(const struct capture *c,
@@ -670,6 +675,8 @@ static struct ow_key shown_key(const struct capture *c,
 		return e->key;
 	memcpy(k.target, e->key.target, OW_COMM_LEN);
 	memcpy(k.waker, e->key.waker, OW_COMM_LEN);
+	fold_comm_key(k.target);	/* "a\x01" and "a\x02" both read "a?" */
+	fold_comm_key(k.waker);
 	if (c->group != OW_GROUP_COMM) {	/* --group: the names show pids */
 		k.t_tgid = e->key.t_tgid;
 		k.w_tgid = e->key.w_tgid;
@@ -684,6 +691,7 @@ static struct ow_key shown_key(const struct capture *c,
 	k.w_ustack = (uintptr_t)e->stk[KS_W_USER];
 	for (int i = 0; i < OW_CHAIN_MAX - 1 && e->key.up[i].comm[0]; i++) {
 		memcpy(k.up[i].comm, e->key.up[i].comm, OW_COMM_LEN);
+		fold_comm_key(k.up[i].comm);
 		k.up[i].kstack = (uintptr_t)e->up[i][LS_KERNEL];
 		k.up[i].ustack = (uintptr_t)e->up[i][LS_USER];
 		if (c->group != OW_GROUP_COMM)	/* as the waker's */

@@ -199,6 +199,21 @@ static size_t clean_span(const char *name, size_t len, size_t *bad)
 	return n;
 }
 
+/* s[0..len) as it is shown, in place: each ';' becomes ':', each byte
+ * that may not be shown '?'. */
+static void clean_copy(char *s, size_t len)
+{
+	size_t i = 0, bad;
+
+	while (i < len) {
+		i += clean_span(s + i, len - i, &bad);
+		if (i < len) {
+			memset(s + i, s[i] == ';' ? ':' : '?', bad);
+			i += bad;
+		}
+	}
+}
+
 /* name, or a sanitised copy of it kept in the pool. */
 static const char *clean(struct folder *f, const char *name, size_t max)
 {
@@ -211,17 +226,27 @@ static const char *clean(struct folder *f, const char *name, size_t max)
 	if (ow_grow(&f->pool, &f->poolcap, f->npool, sizeof(*f->pool)) < 0 ||
 	    !(copy = strndup(name, len)))
 		return "[unknown]";
-	for (; i < len; i += clean_span(copy + i, len - i, &bad)) {
-		memset(copy + i, copy[i] == ';' ? ':' : '?', bad);
-		i += bad;
-	}
+	clean_copy(copy, len);
 	f->pool[f->npool++] = copy;
 	return copy;
 }
 
 const char *fold_comm(struct folder *f, const char *comm)
 {
+	/* no comm fills its 16 bytes: the marker is no task's name */
+	if (!memcmp(comm, OW_WAKER_UNSEEN, OW_COMM_LEN))
+		return OW_WAKER_UNSEEN;
 	return clean(f, comm, OW_COMM_LEN);
+}
+
+void fold_comm_key(char *comm)
+{
+	size_t len = strnlen(comm, OW_COMM_LEN);
+
+	if (len == OW_COMM_LEN)
+		return;		/* no NUL: not a kernel's comm */
+	clean_copy(comm, len);
+	memset(comm + len, 0, OW_COMM_LEN - len);
 }
 
 static bool has_prefix(const char *name, const char *prefix)

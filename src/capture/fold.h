@@ -126,5 +126,8 @@ void folder_counts(const struct folder *f, struct fold_counts *n);
 
 /* A command name fit for a frame (valid until folder_free). */
 const char *fold_comm(struct folder *f, const char *comm);
+/* comm (OW_COMM_LEN bytes, in a key) as fold_comm() shows it, in place,
+ * zeroed past its end: keys whose names read the same are equal. */
+void fold_comm_key(char *comm);
 
 #endif

@@ -11,13 +11,14 @@
  *   With --chain-depth, each further level of the wakeup chain follows:
  *   --;its kernel frames (leaf first);"-" or empty;its user frames;its
  *   [softirq]/[hardirq];its name.
- * The writer's needs decide the rest: one sample per key, smallest first
- * (-f: equal counts in the order of their frames; --text: of their keys),
- * as offwaketime prints them (keys that differ only in pids twice), or as
- * summed (the SVG, speedscope, pprof: there the capture summed keys that
- * differ only in pids, or in stacks that symbolise to the same names,
- * into one sample already); frames' addresses and mappings, and labels
- * (pprof).  The capture's parameters become the SVG's subtitle, the
+ * The writer's needs decide the rest: one sample per key, smallest first,
+ * equal counts in the order of their keys (--text, as offwaketime prints
+ * them: keys that differ only in pids twice); one per distinct line,
+ * smallest first, equal counts in the order of their frames (-f: the
+ * capture summed keys that differ only in pids, or in stacks or comms
+ * that read the same, and what it could not sum, stacks equal by names
+ * only, is summed here); or as summed (the SVG, speedscope, pprof);
+ * frames' addresses and mappings, and labels (pprof).  The capture's parameters become the SVG's subtitle, the
  * profile's name and comments, and the text's header.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
@@ -65,43 +66,89 @@ static int cmp_stack(const struct symstack *a, const struct symstack *b)
 	return r ? r : (a->n > b->n) - (a->n < b->n);
 }
 
-/* Entries by count, then key (--text, as offwaketime) or frames (-f). */
-static int cmp_entry(const void *a, const void *b, void *text)
-{
-	const struct agg_entry *x = *(struct agg_entry *const *)a;
-	const struct agg_entry *y = *(struct agg_entry *const *)b;
-	int r;
+/*
+ * A line of the output: an entry, with the count of the entries whose
+ * lines read the same (-f: one line per distinct folded stack).
+ */
+struct row {
+	const struct agg_entry *e;
+	uint64_t us;
+};
 
-	if (x->ns / 1000 != y->ns / 1000)
-		return x->ns / 1000 < y->ns / 1000 ? -1 : 1;
-	if (*(bool *)text)
-		return memcmp(&x->key, &y->key, sizeof(x->key));
-	r = strncmp(x->key.target, y->key.target, OW_COMM_LEN);
+/* How rows are ordered: by count first, then by key (--text, as
+ * offwaketime) or by what their lines show (-f). */
+struct row_order {
+	bool by_count, by_key;
+};
+
+/* Entries' lines by what they show: names (comms as shown: the capture
+ * sums -f's keys so, capture.c's shown_key()), stacks' frames, and the
+ * pids --group shows (zero where it does not). */
+static int cmp_frames(const struct agg_entry *x, const struct agg_entry *y)
+{
+	const struct ow_key *a = &x->key, *b = &y->key;
+	int r = strncmp(a->target, b->target, OW_COMM_LEN);
+
 	for (int i = 0; !r && i < KS_NR; i++)
 		r = cmp_stack(x->stk[i], y->stk[i]);
-	r = r ? r : strncmp(x->key.waker, y->key.waker, OW_COMM_LEN);
+	r = r ? r : strncmp(a->waker, b->waker, OW_COMM_LEN);
+	r = r ? r : memcmp(&a->t_pid, &b->t_pid, 4 * sizeof(a->t_pid));
 	for (int i = 0; !r && i < OW_CHAIN_MAX - 1; i++) {	/* chain levels */
-		const struct ow_level *a = &x->key.up[i], *b = &y->key.up[i];
+		const struct ow_level *p = &a->up[i], *q = &b->up[i];
 
-		if (!a->comm[0] || !b->comm[0])
-			return (a->comm[0] != 0) - (b->comm[0] != 0);
+		if (!p->comm[0] || !q->comm[0])
+			return (p->comm[0] != 0) - (q->comm[0] != 0);
 		for (int j = 0; !r && j < LS_NR; j++)
 			r = cmp_stack(x->up[i][j], y->up[i][j]);
-		r = r ? r : strncmp(a->comm, b->comm, OW_COMM_LEN);
+		r = r ? r : strncmp(p->comm, q->comm, OW_COMM_LEN);
+		r = r ? r : memcmp(&p->pid, &q->pid, 2 * sizeof(p->pid));
 	}
 	return r;
 }
 
-/* The summed entries, smallest first (as offwaketime sorts them). */
-static struct agg_entry **sorted_entries(struct agg *a, bool text)
+static int cmp_row(const void *a, const void *b, void *order)
 {
-	struct agg_entry **v = malloc((a->n + 1) * sizeof(*v));
+	const struct row *x = a, *y = b;
+	const struct row_order *o = order;
+
+	if (o->by_count && x->us != y->us)
+		return x->us < y->us ? -1 : 1;
+	if (o->by_key)
+		return memcmp(&x->e->key, &y->e->key, sizeof(x->e->key));
+	return cmp_frames(x->e, y->e);
+}
+
+/*
+ * The summed entries as rows, smallest first (as offwaketime sorts
+ * them): one per key (each_key), else one per distinct line, the counts
+ * of entries whose lines read the same added up (what the capture's sums
+ * leave: stacks equal by names but not by where their frames are).
+ * NULL when out of memory; *n the rows.
+ */
+static struct row *sorted_rows(struct agg *a, bool each_key, bool by_key,
+			       size_t *n)
+{
+	struct row *v = malloc((a->n + 1) * sizeof(*v));
+	struct row_order o = { false, by_key };
+	size_t m = 0;
 
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++)
-		v[i] = &a->ent[i];
-	qsort_r(v, a->n, sizeof(*v), cmp_entry, &text);
+		v[i] = (struct row){ &a->ent[i], a->ent[i].ns / 1000 };
+	*n = a->n;
+	if (!each_key) {
+		qsort_r(v, a->n, sizeof(*v), cmp_row, &o);
+		for (size_t i = 0; i < a->n; i++) {
+			if (m && !cmp_frames(v[m - 1].e, v[i].e))
+				v[m - 1].us += v[i].us;
+			else
+				v[m++] = v[i];
+		}
+		*n = m;
+	}
+	o.by_count = true;
+	qsort_r(v, *n, sizeof(*v), cmp_row, &o);
 	return v;
 }
 
@@ -355,7 +402,8 @@ static size_t entry_labels(struct folder *fo, const struct agg_entry *e,
 struct capsrc {
 	struct capture *c;
 	const struct capture_opts *o;
-	struct agg_entry **sorted;	/* smallest first, or NULL: as summed */
+	struct row *sorted;	/* smallest first, or NULL: as summed */
+	size_t nsorted;
 	unsigned needs;
 };
 
@@ -367,9 +415,12 @@ static int capture_foreach(const struct ow_profile *prof, ow_sample_fn fn, void 
 	struct export_label lab[6];
 	int r = 0;
 
-	for (size_t i = 0; !r && i < cs->c->agg.n; i++) {
-		const struct agg_entry *e = cs->sorted ? cs->sorted[i] : &cs->c->agg.ent[i];
-		struct ow_sample smp = { fr, 0, lab, 0, fg_count_of(e->ns / 1000), 0 };
+	size_t n = cs->sorted ? cs->nsorted : cs->c->agg.n;
+
+	for (size_t i = 0; !r && i < n; i++) {
+		const struct agg_entry *e = cs->sorted ? cs->sorted[i].e : &cs->c->agg.ent[i];
+		uint64_t us = cs->sorted ? cs->sorted[i].us : e->ns / 1000;
+		struct ow_sample smp = { fr, 0, lab, 0, fg_count_of(us), 0 };
 		struct parts p;
 
 		entry_parts(&cs->c->fo, e, &p, cs->o->group);
@@ -395,7 +446,7 @@ static int with_profile(struct capture *c, const struct capture_opts *o,
 {
 	char com[6][640], title[512], what[256], subtitle[512], preamble[256];
 	const char *comments[6];
-	struct capsrc cs = { c, o, NULL, needs };
+	struct capsrc cs = { c, o, NULL, 0, needs };
 	struct ow_profile prof = {
 		.info = {
 			.countname = o->fg.countname, .name = title, .comments = comments,
@@ -436,8 +487,9 @@ static int with_profile(struct capture *c, const struct capture_opts *o,
 	snprintf(title + strlen(title), sizeof(title) - strlen(title), ", %.1f s, Linux %s",
 		 c->seconds, u.release);
 	text_header(preamble, sizeof(preamble), o);
-	if ((cs.needs & OW_NEED_EACH_KEY) &&
-	    !(cs.sorted = sorted_entries(&c->agg, cs.needs & OW_NEED_KEY_ORDER))) {
+	if ((cs.needs & (OW_NEED_EACH_KEY | OW_NEED_LINES)) &&
+	    !(cs.sorted = sorted_rows(&c->agg, cs.needs & OW_NEED_EACH_KEY,
+				      cs.needs & OW_NEED_KEY_ORDER, &cs.nsorted))) {
 		ow_err("sorting the stacks: out of memory");
 		return OW_EXIT_FAIL;
 	}

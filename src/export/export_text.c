@@ -8,11 +8,24 @@
  * its [hardirq]/[softirq] marker, its name).  Printed: the levels above
  * the waker, the furthest first ("waker N:"), then the waker ("waker:"),
  * each with its stack root first and ending in "--", then the target's
- * stack leaf first, its name, and the value.  A block with no waker (its
- * waker's name is empty: the target was preempted, still runnable, and
- * no wakeup came) says so on the waker's line, not "waker: 0".
+ * stack leaf first, its name, and the value.  A block with no waker says
+ * so on the waker's line, not "waker: 0": preempted (its waker's name is
+ * empty, no thread id: the target was still runnable, no wakeup came), or
+ * not seen (the name is OW_WAKER_UNSEEN: it slept, its wakeup was missed).
  */
+#include <string.h>
+#include <linux/types.h>
 #include "writers.h"
+#include "offwake.h"
+
+/* What the waker's line says of a block with no waker, by its name. */
+static const struct {
+	const char *name;
+	const char *says;
+} no_waker[] = {
+	{ "", "none: preempted (runnable, no wakeup)" },
+	{ OW_WAKER_UNSEEN, "none: not seen (it slept; its wakeup was not traced)" },
+};
 
 /* frames [from, to) one a line, in order or reversed */
 static void frames(FILE *out, const struct ow_frame *f, size_t from, size_t to, bool rev)
@@ -42,8 +55,11 @@ static void waker(FILE *out, const struct ow_frame *f, size_t from, size_t to, i
 		snprintf(label, sizeof(label), "waker %d:", level);
 	else
 		snprintf(label, sizeof(label), "waker:");
-	if (t < to && !f[t].len) {
-		fprintf(out, "    %-16s %s\n", label, "none: preempted (runnable, no wakeup)");
+	for (size_t i = 0; t < to && !f[t].tid && i < sizeof(no_waker) / sizeof(*no_waker); i++) {
+		if (f[t].len != strlen(no_waker[i].name) ||
+		    memcmp(f[t].name, no_waker[i].name, f[t].len))
+			continue;
+		fprintf(out, "    %-16s %s\n", label, no_waker[i].says);
 		fprintf(out, "    %-16s %s\n", "--", "--");
 		return;
 	}

@@ -23,14 +23,15 @@ int export_test_write(const struct ow_profile *p, const struct ow_write_opts *o,
 #endif
 
 const struct ow_writer ow_writers[] = {
-	{ "svg", ".svg", false, false, 0, export_svg_write },
-	{ "folded", ".folded", false, false, OW_NEED_EACH_KEY, export_folded_write },
-	{ "text", NULL, false, true, OW_NEED_EACH_KEY | OW_NEED_KEY_ORDER | OW_NEED_THREADS,
+	{ "svg", ".svg", false, false, false, 0, export_svg_write },
+	{ "folded", ".folded", false, true, false, OW_NEED_LINES, export_folded_write },
+	{ "text", NULL, false, true, true, OW_NEED_EACH_KEY | OW_NEED_KEY_ORDER | OW_NEED_THREADS,
 	  export_text_write },
-	{ "pprof", ".pb.gz", true, false, OW_NEED_ADDRS | OW_NEED_LABELS, export_pprof_write },
-	{ "speedscope", ".speedscope.json", false, false, 0, export_speedscope_write },
+	{ "pprof", ".pb.gz", true, false, false, OW_NEED_ADDRS | OW_NEED_LABELS,
+	  export_pprof_write },
+	{ "speedscope", ".speedscope.json", false, false, false, 0, export_speedscope_write },
 #ifdef OW_TEST_WRITER
-	{ "test", ".test.txt", false, false, OW_NEED_LABELS, export_test_write },
+	{ "test", ".test.txt", false, true, false, OW_NEED_LABELS, export_test_write },
 #endif
 };
 const size_t ow_nwriters = sizeof(ow_writers) / sizeof(ow_writers[0]);
@@ -61,20 +62,36 @@ unsigned ow_writer_needs(int w)
 	return ow_writers[w].needs;
 }
 
-char *ow_writer_choices(char *buf, size_t len, const char *fmt, const char *sep)
+/* The rows' names (--format's, own options' left out) or extensions, each
+ * as fmt formats it, between sep. */
+static char *writer_list(char *buf, size_t len, const char *fmt, const char *sep,
+			 bool exts)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < ow_nwriters && n < len; i++) {
-		if (ow_writers[i].own_option)
+		const char *v = exts ? ow_writers[i].ext :
+			ow_writers[i].own_option ? NULL : ow_writers[i].name;
+
+		if (!v)
 			continue;
 		if (n)
 			n += snprintf(buf + n, len - n, "%s", sep);
 		if (n < len)
-			n += snprintf(buf + n, len - n, fmt, ow_writers[i].name);
+			n += snprintf(buf + n, len - n, fmt, v);
 	}
 	return buf;
+}
+
+char *ow_writer_choices(char *buf, size_t len, const char *fmt, const char *sep)
+{
+	return writer_list(buf, len, fmt, sep, false);
+}
+
+char *ow_writer_exts(char *buf, size_t len, const char *fmt, const char *sep)
+{
+	return writer_list(buf, len, fmt, sep, true);
 }
 
 struct lines {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * writers.h - the one table of output formats (writers.c): for each, its
- * name (--format), file extension (-o FILE), whether it is binary (not
- * written to a terminal), what it needs of the profile (needs: the capture
- * asks instead of testing formats) and its write function, which takes the
- * profile model (profile.h).  A new format is one file with its write
+ * name (--format), file extension (-o FILE), whether it is binary and
+ * whether it is lines to read (only those go to a terminal), what it
+ * needs of the profile (needs: the capture asks instead of testing
+ * formats) and its write function, which takes the profile model
+ * (profile.h).  A new format is one file with its write
  * function plus its row (and its test).  Used by the capture (args.c,
  * capture/output.c) and "convert" (reports/convert.c).
  */
@@ -21,10 +22,12 @@
 enum ow_needs {
 	OW_NEED_ADDRS = 1,	/* frames' addresses and mappings (pprof) */
 	OW_NEED_LABELS = 2,	/* samples' labels: comm, pid, tid (as --group) */
-	OW_NEED_EACH_KEY = 4,	/* a sample per captured key, smallest first,
-				 * equal values by frames (offwaketime -f), not
-				 * summed by what a line shows */
+	OW_NEED_EACH_KEY = 4,	/* a sample per captured key, smallest first
+				 * (offwaketime's text), not summed by what a
+				 * line shows */
 	OW_NEED_KEY_ORDER = 8,	/* with EACH_KEY: equal values by key (text) */
+	OW_NEED_LINES = 32,	/* a sample per distinct line, smallest first,
+				 * equal values by frames (-f) */
 	OW_NEED_THREADS = 16,	/* typed frames with thread ids: a capture's,
 				 * not names read back (convert) */
 };
@@ -47,7 +50,10 @@ typedef int (*ow_write_fn)(const struct ow_profile *p, const struct ow_write_opt
 struct ow_writer {
 	const char *name;	/* --format's */
 	const char *ext;	/* -o FILE's, or NULL: none */
-	bool binary;		/* not written to a terminal */
+	bool binary;		/* binary (pprof's gzip) */
+	bool to_read;		/* lines for people to read (folded, text):
+				 * the only formats a capture writes to a
+				 * terminal */
 	bool own_option;	/* chosen by an option of its own (--text),
 				 * not --format */
 	unsigned needs;		/* enum ow_needs */
@@ -68,6 +74,9 @@ unsigned ow_writer_needs(int w);
 /* --format's choices, each as fmt formats it ("'%s'"), between sep
  * ("|", ", "): "svg|folded|pprof|speedscope".  Returns buf. */
 char *ow_writer_choices(char *buf, size_t len, const char *fmt, const char *sep);
+/* The same of the extensions -o FILE names a format by: ".svg, .folded,
+ * ...".  Returns buf. */
+char *ow_writer_exts(char *buf, size_t len, const char *fmt, const char *sep);
 
 /*
  * For the writers of text (folded, text): hand each sample to fn (its ctx

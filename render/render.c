@@ -121,6 +121,11 @@ int fg_options_check(const struct fg_options *o)
 		fprintf(stderr, "offwake-svg: --total %s is not a finite number\n", o->total);
 		return FG_EXIT_USAGE;
 	}
+	if (o->max_depth < 0 || o->max_depth > UINT32_MAX) {
+		fprintf(stderr, "offwake-svg: --maxdepth %lld is out of range (0 for no limit, or 1 to %u frames)\n",
+			o->max_depth, UINT32_MAX);
+		return FG_EXIT_USAGE;
+	}
 	if (o->encoding && !valid_encname(o->encoding)) {
 		fprintf(stderr, "offwake-svg: --encoding '%s' is not an encoding name\n", o->encoding);
 		return FG_EXIT_USAGE;

@@ -160,7 +160,7 @@ out:
 int export_speedscope_write(const struct ow_profile *p, const struct ow_write_opts *o,
 			    FILE *out)
 {
-	struct fg_stacks *made, *s = ow_profile_stacks(p, o->what, &made);
+	struct fg_stacks *made, *s = ow_profile_stacks(p, o->what, o->fg, &made);
 	int r = s ? export_speedscope(s, &p->info, out, o->what) : -1;
 
 	fg_stacks_free(made);

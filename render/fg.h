@@ -73,6 +73,9 @@ struct fg_options {
 				 * of the stack sets the caller reads (the
 				 * caller sets it: fg_stacks_set_max_depth());
 				 * 0 none */
+	long long max_size;	/* 1024 (--maxsize, MB): fg_render() refuses
+				 * a graph whose SVG it estimates larger,
+				 * before writing it; 0 none */
 	const char *empty_text;	/* NULL: with no stack counts, the error SVG
 				 * says flamegraph.pl's "ERROR: No valid input
 				 * provided to flamegraph.pl." and stderr "ERROR:
@@ -228,7 +231,8 @@ int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
  * flamegraph.pl prints (unless o->quiet).  Returns FG_EXIT_OK,
  * FG_EXIT_EMPTY (an error SVG was written) or FG_EXIT_USAGE (validation
  * failure, message on stderr, nothing written), FG_EXIT_FAIL (--cp's
- * palette.map could not be written: message on stderr); -1 on an I/O or
+ * palette.map could not be written, or the SVG would be larger than
+ * --maxsize and nothing was written: message on stderr); -1 on an I/O or
  * memory error (errno set).  The stack set may be reordered but stays valid.
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);

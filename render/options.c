@@ -48,6 +48,7 @@ static const struct optdef opts[] = {
 	{ "negate", O_FLAG, F(negate), 0 },
 	{ "notes", O_STR, F(notes), 0 },
 	{ "maxdepth", O_INT, F(max_depth), 0 },
+	{ "maxsize", O_INT, F(max_size), 0 },
 	{ "help", O_HELP, 0, 0 },
 };
 #undef F
@@ -75,6 +76,7 @@ void fg_options_init(struct fg_options *o)
 	o->factor = "1";
 	o->chain_grey_waker_dash = 1;
 	o->max_depth = FG_MAX_DEPTH;
+	o->max_size = 1024;
 }
 
 void fg_usage(FILE *f, const char *prog)
@@ -112,6 +114,8 @@ void fg_usage(FILE *f, const char *prog)
 "  --nameattr FILE    per-function attributes (name<TAB>key=value...)\n"
 "  --maxdepth NUM     cut stacks deeper than NUM frames to NUM, the last one\n"
 "                     [truncated] (default %d; 0: no limit)\n"
+"  --maxsize MB       refuse to write an SVG estimated above MB megabytes\n"
+"                     (default 1024; 0: no limit)\n"
 "  --help             this text\n"
 "\n"
 "Options may be abbreviated to a unique prefix and written with one or two\n"

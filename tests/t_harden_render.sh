@@ -7,7 +7,9 @@
 #     --maxdepth (8192) frames ending in [truncated], said once on stderr;
 #     the boundary (8192 kept, 8193 cut), --maxdepth=N/0, --reverse, and
 #     convert and diff's inputs (folded text, and an SVG's stacks, which are
-#     added frame by frame as a capture's are).
+#     added frame by frame as a capture's are);
+#   - --maxsize: an SVG estimated larger is refused before a byte is written,
+#     naming --minwidth.
 # Memory is peak RSS from /usr/bin/time -v, with generous bounds (doubled
 # under ASan) that the old binary exceeds; no timings are asserted.
 . "$(dirname "$0")/lib.sh"
@@ -137,6 +139,26 @@ if [ $st -eq 0 ] && [ "$(tr ';' '\n' < d9k.back | wc -l)" = 8192 ] &&
 else
 	fail h44_9_svg_stacks_cut "status $st, $(tr ';' '\n' < d9k.back | wc -l) frames: $(head -c 200 d9k.err)"
 fi
+# ---- --maxsize: refused before writing -------------------------------
+# 200 roots, each under a stack of 8000 frames: 1.6M frames of 0.59 px,
+# all drawn, about 285 MB from 3 MB of input
+awk 'BEGIN { d = ""; for (i = 0; i < 8000; i++) d = d ";a"
+	for (r = 0; r < 200; r++) print "r" r d, 1 }' > wide.folded
+"$OFFWAKE" render --maxsize=100 -o wide.svg wide.folded > wide.out 2> wide.err; st=$?
+if [ $st -eq 1 ] && [ ! -e wide.svg ] && [ ! -s wide.out ] && [ "$(wc -l < wide.err)" = 1 ] &&
+   grep -q '^offwake-svg: the SVG would be about [0-9]* MB (1600201 frames to draw), more than --maxsize 100: .*--minwidth' wide.err; then
+	pass h44_9_maxsize_refused
+else
+	fail h44_9_maxsize_refused "status $st, $(ls wide.svg 2>/dev/null) $(head -c 300 wide.err)"
+fi
+# what the message suggests works: wider frames only
+"$OFFWAKE" render --maxsize=100 --minwidth=1% wide.folded > wide1.svg 2> wide1.err; st=$?
+if [ $st -eq 0 ] && xmllint --noout wide1.svg 2> /dev/null && [ "$(frames wide1.svg)" -eq 1 ]; then
+	pass h44_9_maxsize_minwidth
+else
+	fail h44_9_maxsize_minwidth "status $st: $(head -c 200 wide1.err)"
+fi
+
 # a deep stack in convert: cut, said, and its sample ends in [truncated]
 "$OFFWAKE" convert --format=speedscope deep.folded > deep.json 2> deep.err; st=$?
 if [ $st -eq 0 ] && [ $have_jq = 1 ] &&

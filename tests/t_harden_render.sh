@@ -9,7 +9,9 @@
 #     convert and diff's inputs (folded text, and an SVG's stacks, which are
 #     added frame by frame as a capture's are);
 #   - --maxsize: an SVG estimated larger is refused before a byte is written,
-#     naming --minwidth.
+#     naming --minwidth;
+#   - convert --format=speedscope of 500,000 stacks: json-c's tree of the
+#     whole document took 906 MB; now written as it goes, the same JSON.
 # Memory is peak RSS from /usr/bin/time -v, with generous bounds (doubled
 # under ASan) that the old binary exceeds; no timings are asserted.
 . "$(dirname "$0")/lib.sh"
@@ -159,6 +161,29 @@ else
 	fail h44_9_maxsize_minwidth "status $st: $(head -c 200 wide1.err)"
 fi
 
+# ---- convert --format=speedscope of 500k stacks -----------------------
+awk 'BEGIN { srand(1); for (i = 0; i < 500000; i++) { s = "main"
+	for (d = 0; d < 12; d++) s = s ";fn" int(rand() * 2000)
+	print s ";leaf" i, 1 + int(rand() * 100) } }' > many.folded
+want_total=$(awk '{ s += $NF } END { print s }' many.folded)
+measured h44_9_speedscope 450 "$OFFWAKE" convert --format=speedscope many.folded; st=$?
+if [ $st -ne 0 ]; then
+	fail h44_9_speedscope "status $st: $(head -c 300 h44_9_speedscope.err)"
+elif [ $have_jq = 0 ]; then
+	python3 -m json.tool h44_9_speedscope.out > /dev/null 2>&1 &&
+		skip h44_9_speedscope "valid JSON; no jq to check the totals"
+else
+	got=$(jq -r '.profiles[0] | [.endValue, (.weights | add), (.samples | length),
+		(.weights | length), ([.samples[][]] | max)] | @tsv' h44_9_speedscope.out 2> jq.err)
+	nframes=$(jq '.shared.frames | length' h44_9_speedscope.out)
+	want_frames=$(tr ' ;' '\n\n' < many.folded | grep -v '^[0-9]*$' | sort -u | wc -l)
+	if [ "$got" = "$(printf '%s\t%s\t500000\t500000\t%s' "$want_total" "$want_total" $((want_frames - 1)))" ] &&
+	   [ "$nframes" = "$want_frames" ]; then
+		pass h44_9_speedscope
+	else
+		fail h44_9_speedscope "endValue, weights, samples, max index: $got (want $want_total, 500000, $((want_frames - 1))); frames $nframes/$want_frames $(head -c 200 jq.err)"
+	fi
+fi
 # a deep stack in convert: cut, said, and its sample ends in [truncated]
 "$OFFWAKE" convert --format=speedscope deep.folded > deep.json 2> deep.err; st=$?
 if [ $st -eq 0 ] && [ $have_jq = 1 ] &&

@@ -69,6 +69,13 @@ struct fg_options {
 				 * every frame's change is that of its whole
 				 * width, the changes of the lines under it
 				 * summed, for its colour and its tooltip */
+	long long max_depth;	/* FG_MAX_DEPTH (--maxdepth): the depth cap
+				 * of the stack sets the caller reads (the
+				 * caller sets it: fg_stacks_set_max_depth());
+				 * 0 none */
+	long long max_size;	/* 1024 (--maxsize, MB): fg_render() refuses
+				 * a graph whose SVG it estimates larger,
+				 * before writing it; 0 none */
 	const char *empty_text;	/* NULL: with no stack counts, the error SVG
 				 * says flamegraph.pl's "ERROR: No valid input
 				 * provided to flamegraph.pl." and stderr "ERROR:
@@ -154,6 +161,24 @@ int fg_stacks_read_map(struct fg_stacks *s, const char *buf, size_t len);
 size_t fg_stacks_lines(const struct fg_stacks *s);
 size_t fg_stacks_ignored(const struct fg_stacks *s);
 
+/*
+ * The depth cap: a stack of more than max frames (root first, after
+ * --reverse) keeps its max - 1 root-most frames and ends in a frame named
+ * FG_TRUNCATED, so that one line of millions of frames cannot make
+ * millions of nodes (each as wide as the graph, so all drawn).  Counted:
+ * fg_stacks_truncated().  A new set has FG_MAX_DEPTH; 0: no cap.  Set it
+ * before adding lines.
+ */
+#define FG_MAX_DEPTH 8192
+#define FG_TRUNCATED "[truncated]"
+void fg_stacks_set_max_depth(struct fg_stacks *s, size_t max);
+size_t fg_stacks_max_depth(const struct fg_stacks *s);
+size_t fg_stacks_truncated(const struct fg_stacks *s);
+/* Say on stderr how many stacks the cap cut since the count was before:
+ * "offwake-svg: WHAT: N stacks deeper than MAX frames cut to MAX, ...";
+ * nothing when none. */
+void fg_stacks_report_truncated(const struct fg_stacks *s, size_t before, const char *what);
+
 /* ---- counts ---------------------------------------------------------- */
 
 /*
@@ -206,7 +231,8 @@ int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
  * flamegraph.pl prints (unless o->quiet).  Returns FG_EXIT_OK,
  * FG_EXIT_EMPTY (an error SVG was written) or FG_EXIT_USAGE (validation
  * failure, message on stderr, nothing written), FG_EXIT_FAIL (--cp's
- * palette.map could not be written: message on stderr); -1 on an I/O or
+ * palette.map could not be written, or the SVG would be larger than
+ * --maxsize and nothing was written: message on stderr); -1 on an I/O or
  * memory error (errno set).  The stack set may be reordered but stays valid.
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);

@@ -47,6 +47,8 @@ static const struct optdef opts[] = {
 	{ "flamechart", O_FLAG, F(flamechart), 0 },
 	{ "negate", O_FLAG, F(negate), 0 },
 	{ "notes", O_STR, F(notes), 0 },
+	{ "maxdepth", O_INT, F(max_depth), 0 },
+	{ "maxsize", O_INT, F(max_size), 0 },
 	{ "help", O_HELP, 0, 0 },
 };
 #undef F
@@ -73,6 +75,8 @@ void fg_options_init(struct fg_options *o)
 	o->notes = "";
 	o->factor = "1";
 	o->chain_grey_waker_dash = 1;
+	o->max_depth = FG_MAX_DEPTH;
+	o->max_size = 1024;
 }
 
 void fg_usage(FILE *f, const char *prog)
@@ -108,6 +112,10 @@ void fg_usage(FILE *f, const char *prog)
 "  --factor NUM       multiply the counts shown by NUM\n"
 "  --encoding NAME    encoding named in the XML declaration\n"
 "  --nameattr FILE    per-function attributes (name<TAB>key=value...)\n"
+"  --maxdepth NUM     cut stacks deeper than NUM frames to NUM, the last one\n"
+"                     [truncated] (default %d; 0: no limit)\n"
+"  --maxsize MB       refuse to write an SVG estimated above MB megabytes\n"
+"                     (default 1024; 0: no limit)\n"
 "  --help             this text\n"
 "\n"
 "Options may be abbreviated to a unique prefix and written with one or two\n"
@@ -115,7 +123,7 @@ void fg_usage(FILE *f, const char *prog)
 "255 bad option.\n"
 "\n"
 "Example: %s --title=\"Off-Wake Time\" --colors=chain --countname=us out.folded > out.svg\n",
-		prog, prog);
+		prog, FG_MAX_DEPTH, prog);
 }
 
 /* Getopt::Long's integer: [-+]?_*[0-9][0-9_]* (underscores dropped). */

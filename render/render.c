@@ -121,6 +121,16 @@ int fg_options_check(const struct fg_options *o)
 		fprintf(stderr, "offwake-svg: --total %s is not a finite number\n", o->total);
 		return FG_EXIT_USAGE;
 	}
+	if (o->max_depth < 0 || o->max_depth > UINT32_MAX) {
+		fprintf(stderr, "offwake-svg: --maxdepth %lld is out of range (0 for no limit, or 1 to %u frames)\n",
+			o->max_depth, UINT32_MAX);
+		return FG_EXIT_USAGE;
+	}
+	if (o->max_size < 0 || o->max_size > (1LL << 40)) {
+		fprintf(stderr, "offwake-svg: --maxsize %lld is out of range (0 for no limit, or 1 to %lld MB)\n",
+			o->max_size, 1LL << 40);
+		return FG_EXIT_USAGE;
+	}
 	if (o->encoding && !valid_encname(o->encoding)) {
 		fprintf(stderr, "offwake-svg: --encoding '%s' is not an encoding name\n", o->encoding);
 		return FG_EXIT_USAGE;
@@ -621,6 +631,37 @@ static int setup_tables(struct ctx *c)
 	return 0;
 }
 
+/*
+ * The SVG's size, roughly, from the frames to draw: about 180 bytes of
+ * markup and numbers each, and its name twice (tooltip and label).
+ * One frame as wide as the graph at every depth of a deep stack is what
+ * makes a huge SVG of a small input.
+ */
+#define FRAME_BYTES 180
+#define FIXED_BYTES 40000
+
+static int check_size(const struct ctx *c)
+{
+	const struct fg_flow *f = &c->flow;
+	double bytes = FIXED_BYTES;
+	size_t n = 0, len;
+
+	if (!c->o->max_size)
+		return 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (!f->nodes[i].dropped) {
+			fg_frame_name(c->s, f->nodes[i].frame, &len);
+			bytes += FRAME_BYTES + 2.0 * len;
+			n++;
+		}
+	if (bytes <= (double)c->o->max_size * 1048576)
+		return 0;
+	fprintf(stderr, "offwake-svg: the SVG would be about %.0f MB (%zu frames to draw), more than "
+		"--maxsize %lld: a larger --minwidth (now %s) or a smaller --maxdepth draws fewer, "
+		"--maxsize=0 writes it\n", bytes / 1048576, n, c->o->max_size, c->o->minwidth);
+	return FG_EXIT_FAIL;
+}
+
 /* Nodes in output order: root first, then by depth, then by start. */
 static uint32_t *order_nodes(const struct fg_flow *f, uint32_t depthmax, size_t *nkeep)
 {
@@ -710,7 +751,7 @@ static int render(struct ctx *c)
 		return -1;
 	c->f_dash = fg_frame_lookup(c->s, "-", 1);
 	c->f_dashdash = fg_frame_lookup(c->s, "--", 2);
-	if ((ret = setup_tables(c)))
+	if ((ret = check_size(c)) || (ret = setup_tables(c)))
 		return ret;
 	uint32_t depthmax = 0;
 	for (size_t i = 0; i < f->n; i++)

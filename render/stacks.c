@@ -67,6 +67,8 @@ struct fg_stacks {
 	uint32_t *rank_frame;	/* frame id of each token rank */
 	uint32_t *rank_leaf;	/* leaf info of each token rank */
 	size_t nignored;
+	size_t max_depth;	/* the depth cap (fg.h), 0: none */
+	size_t ntruncated;	/* lines it cut */
 	/* the sum of the widths while every count is an integer: with no
 	 * double involved, Perl's total does not depend on the line order */
 	unsigned __int128 isum;
@@ -97,6 +99,7 @@ struct fg_stacks *fg_stacks_new(void)
 	}
 	memset(s->arena.v, 0, s->arena.cap);
 	memset(s->hotarena.v, 0, s->hotarena.cap);
+	s->max_depth = FG_MAX_DEPTH;
 	s->hotmask = 1023;
 	s->hot = calloc(s->hotmask + 1, sizeof(*s->hot));
 	if (!s->hot || fg_idtab_init(&s->frametab, 1024)) {
@@ -146,6 +149,31 @@ size_t fg_stacks_lines(const struct fg_stacks *s)
 size_t fg_stacks_ignored(const struct fg_stacks *s)
 {
 	return s->nignored;
+}
+
+void fg_stacks_set_max_depth(struct fg_stacks *s, size_t max)
+{
+	s->max_depth = max;
+}
+
+size_t fg_stacks_max_depth(const struct fg_stacks *s)
+{
+	return s->max_depth;
+}
+
+size_t fg_stacks_truncated(const struct fg_stacks *s)
+{
+	return s->ntruncated;
+}
+
+void fg_stacks_report_truncated(const struct fg_stacks *s, size_t before, const char *what)
+{
+	size_t n = s->ntruncated - before;
+
+	if (n)
+		fprintf(stderr, "offwake-svg: %s: %zu stack%s deeper than %zu frames cut to %zu, "
+			"the last one " FG_TRUNCATED "\n", what, n, n == 1 ? "" : "s",
+			s->max_depth, s->max_depth);
 }
 
 
@@ -545,9 +573,47 @@ static char *reverse_line(const char *line, const struct parsed *p, size_t *outl
 	return out;
 }
 
+/*
+ * The depth cap: where a stack (its first len bytes) of more than max
+ * frames is cut, just past its (max - 1)th ';' (0 for max 1), or SIZE_MAX
+ * when it is not that deep.  Only a stack of at least max bytes can be.
+ */
+static size_t depth_cut(const char *stack, size_t len, size_t max)
+{
+	size_t at = 0, cut = 0;
+
+	if (!max || len < max)
+		return SIZE_MAX;
+	for (size_t semis = 0; semis < max; semis++) {
+		const char *q = memchr(stack + at, ';', len - at);
+		if (!q)
+			return SIZE_MAX;
+		at = (size_t)(q - stack) + 1;
+		if (semis + 2 == max)
+			cut = at;
+	}
+	return cut;
+}
+
+/* The line cut at cut: its root-most frames, FG_TRUNCATED, its counts. */
+static char *cut_line(const char *line, size_t len, const struct parsed *p, size_t cut,
+		      size_t *outlen)
+{
+	size_t mark = sizeof(FG_TRUNCATED) - 1, tail = len - p->stack_len;
+	char *out = malloc(cut + mark + tail);
+
+	if (!out)
+		return NULL;
+	memcpy(out, line, cut);
+	memcpy(out + cut, FG_TRUNCATED, mark);
+	memcpy(out + cut + mark, line + p->stack_len, tail);
+	*outlen = cut + mark + tail;
+	return out;
+}
+
 int fg_stacks_add_line(struct fg_stacks *s, const char *line, size_t len)
 {
-	char *fixed = NULL, *rev = NULL;
+	char *fixed = NULL, *rev = NULL, *cutl = NULL;
 	struct parsed p;
 	int ret;
 
@@ -578,11 +644,23 @@ int fg_stacks_add_line(struct fg_stacks *s, const char *line, size_t len)
 			return 1;
 		}
 	}
+	size_t cut = depth_cut(line, p.stack_len, s->max_depth);
+	if (cut != SIZE_MAX) {
+		if (!(cutl = cut_line(line, len, &p, cut, &len))) {
+			free(fixed);
+			free(rev);
+			return -1;
+		}
+		line = cutl;
+		parse_line(line, len, &p);	/* valid: the same counts */
+		s->ntruncated++;
+	}
 	ret = store_line(s, line, len, &p);
-	if (!ret && (!s->borrow || fixed || rev))
+	if (!ret && (!s->borrow || fixed || rev || cutl))
 		ret = keep_prev(s);
 	free(fixed);
 	free(rev);
+	free(cutl);
 	return ret;
 }
 
@@ -635,9 +713,12 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *
 	if (s->reverse)	/* Perl's split drops trailing empty fields first */
 		while (n && !lens[n - 1])
 			n--;
+	/* the depth cap: max - 1 frames kept, then FG_TRUNCATED */
+	int cut = s->max_depth && n > s->max_depth;
+	size_t nst = cut ? s->max_depth : n;
 	digits[0] = ' ';
 	size_t dlen = 1 + fg_u64_digits(digits + 1, count);
-	for (size_t k = 0; k + 1 < n; k++) {
+	for (size_t k = 0; k + 1 < nst; k++) {
 		size_t i = s->reverse ? n - 1 - k : k;
 		if (frame_token(s, frames[i], lens[i], ";", 1, &flen))
 			return -1;
@@ -647,8 +728,11 @@ int fg_stacks_add(struct fg_stacks *s, const char *const *frames, const size_t *
 			return -1;
 	}
 	size_t last = !n ? 0 : s->reverse ? 0 : n - 1;
-	if (frame_token(s, n ? frames[last] : "", n ? lens[last] : 0, digits, dlen, &flen))
+	const char *lf = cut ? FG_TRUNCATED : n ? frames[last] : "";
+	size_t ll = cut ? sizeof(FG_TRUNCATED) - 1 : n ? lens[last] : 0;
+	if (frame_token(s, lf, ll, digits, dlen, &flen))
 		return -1;
+	s->ntruncated += cut;
 	struct parsed p;
 	struct fg_leafinfo li = { 0 };
 	parse_line(s->scratch.v, s->scratch.n, &p);	/* valid: ends in " DIGITS" */
@@ -688,8 +772,10 @@ struct fg_stacks *fg_stacks_new_like(const struct fg_stacks *s)
 {
 	struct fg_stacks *n = fg_stacks_new();
 
-	if (n)
+	if (n) {
 		n->reverse = s->reverse;
+		n->max_depth = s->max_depth;
+	}
 	return n;
 }
 
@@ -748,6 +834,7 @@ int fg_stacks_merge_blocks(struct fg_stacks *dst, const struct fg_stacks *src,
 	dst->lines.n = dst->lines.cap = n;
 	order = NULL;
 	dst->nignored += src->nignored;
+	dst->ntruncated += src->ntruncated;
 	dst->isum += src->isum;
 	dst->inexact |= src->inexact;
 	dst->prev_len = 0;	/* the next line shares nothing known */

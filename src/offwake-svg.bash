@@ -10,7 +10,7 @@ _offwake_svg()
 	local render="--title --subtitle --width --height --minwidth --fonttype --fontsize
 		--fontwidth --countname --nametype --colors --bgcolors --hash --random --cp
 		--reverse --inverted --flamechart --negate --notes --total --factor --encoding
-		--nameattr --help"
+		--nameattr --maxdepth --maxsize --help"
 	local capture="-p --pid -t --tid -u --user-threads-only -k --kernel-threads-only
 		-U --user-stacks-only -K --kernel-stacks-only -d --delimited -f --folded --text
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output

@@ -6,15 +6,18 @@
  * (https://www.speedscope.app/file-format-schema.json, the schema the
  * speedscope npm package ships): one "sampled" profile whose samples are
  * stacks of indices into shared.frames (root first, as speedscope reads
- * them) with the counts as weights, written with json-c.  Frames are
+ * them) with the counts as weights.  Frames are
  * deduplicated by name; every named frame of the folded line is kept (the
  * "--" and "-" markers, the waker's frames); empty names are left out, as
  * the flame graph shows nothing for them (a preempted block's missing
  * waker, the user/kernel delimiter without -d).  The unit comes from --countname
  * ("none" for a name speedscope has no unit for).
  *
- * json-c keeps one object per value: a frame's index is one shared object
- * (reference counted) rather than one per use, so a sample costs one array.
+ * Written as it goes, in three walks of the stack set (the frames, then
+ * the samples, then the weights), json-c only making each string and
+ * count's text: memory is the frame table and one sample (json-c's tree of
+ * the whole document took 906 MB for 500,000 stacks of 48 MB).  The bytes
+ * are those the tree gave.
  */
 #include "writers.h"
 #include "frametab.h"
@@ -22,78 +25,102 @@
 #include "base/errmsg.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct ss {
+	FILE *out;
 	struct frametab names;
-	json_object **idx;	/* frame id -> its index, shared */
-	size_t idx_cap;
-	json_object *frames, *samples, *weights;
 	struct fg_count total;
+	size_t n;		/* samples (or weights) written */
+	int err;		/* a json-c allocation failed */
 };
 
-static json_object *count_json(struct fg_count c)
+/* Write v's JSON text (taking v); sets p->err when v is NULL. */
+static void put_json(struct ss *p, json_object *v)
+{
+	size_t len;
+	const char *t = v ? json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE, &len) : NULL;
+
+	if (t)
+		fwrite(t, 1, len, p->out);
+	else
+		p->err = 1;
+	json_object_put(v);
+}
+
+static void put_string(struct ss *p, const char *s, size_t len)
+{
+	put_json(p, json_object_new_string_len(s, len));
+}
+
+static void put_count(struct ss *p, struct fg_count c)
 {
 	int64_t v;
 
 	if (fg_count_int64(c, &v))
-		return json_object_new_int64(v);
-	return json_object_new_double(fg_count_double(c));
+		fprintf(p->out, "%" PRId64, v);
+	else
+		put_json(p, json_object_new_double(fg_count_double(c)));
 }
 
-static int frame_index(struct ss *p, const char *s, size_t len, json_object **o)
-{
-	uint32_t id;
-	size_t n = p->names.n;
-	json_object *f;
-
-	if (ow_grow(&p->idx, &p->idx_cap, n, sizeof(*p->idx)))
-		return -1;
-	p->idx[n] = NULL;
-	if (frametab_id(&p->names, s, len, &id))
-		return -1;
-	if (id == n) {		/* a new frame */
-		if (!(p->idx[id] = json_object_new_int64(id)) ||
-		    !(f = json_object_new_object()) ||
-		    json_object_array_add(p->frames, f) ||
-		    json_object_object_add(f, "name", json_object_new_string_len(s, len)))
-			return -1;
-	}
-	*o = json_object_get(p->idx[id]);
-	return 0;
-}
-
-static int add_sample(void *ctx, const char *const *frames, const size_t *lens,
-		      size_t n, struct fg_count count)
+/* Walk 1: each new named frame into the table and shared.frames. */
+static int frames_of(void *ctx, const char *const *frames, const size_t *lens,
+		     size_t n, struct fg_count count)
 {
 	struct ss *p = ctx;
-	json_object *stack = json_object_new_array_ext(n), *w = count_json(count), *o;
+	uint32_t id;
 
-	if (!stack || !w || json_object_array_add(p->samples, stack) ||
-	    json_object_array_add(p->weights, w)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (lens[i] && (frame_index(p, frames[i], lens[i], &o) ||
-				json_object_array_add(stack, o))) {
-			errno = ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t had = p->names.n;
+		if (!lens[i])
+			continue;
+		if (frametab_id(&p->names, frames[i], lens[i], &id))
 			return -1;
-		}
+		if (id != had)
+			continue;
+		fputs(id ? ",{\"name\":" : "{\"name\":", p->out);
+		put_string(p, frames[i], lens[i]);
+		fputc('}', p->out);
+	}
 	p->total = fg_count_add(p->total, count);
-	return 0;
+	return p->err || ferror(p->out) ? -1 : 0;
 }
 
-/* Add key: val to obj (taking val); -1 if either is missing. */
-static int put(json_object *obj, const char *key, json_object *val)
+/* Walk 2: a sample, its named frames' indices, root first. */
+static int sample_of(void *ctx, const char *const *frames, const size_t *lens,
+		     size_t n, struct fg_count count)
 {
-	if (!obj || !val) {
-		json_object_put(val);
-		return -1;
+	struct ss *p = ctx;
+	const char *sep = "";
+	uint32_t id;
+
+	fputs(p->n++ ? ",[" : "[", p->out);
+	for (size_t i = 0; i < n; i++) {
+		if (!lens[i])
+			continue;
+		if (frametab_id(&p->names, frames[i], lens[i], &id))
+			return -1;
+		fprintf(p->out, "%s%" PRIu32, sep, id);
+		sep = ",";
 	}
-	return json_object_object_add(obj, key, val);
+	fputc(']', p->out);
+	return ferror(p->out) ? -1 : 0;
+}
+
+/* Walk 3: a sample's weight. */
+static int weight_of(void *ctx, const char *const *frames, const size_t *lens,
+		     size_t n, struct fg_count count)
+{
+	struct ss *p = ctx;
+
+	if (p->n++)
+		fputc(',', p->out);
+	put_count(p, count);
+	return p->err || ferror(p->out) ? -1 : 0;
 }
 
 static int export_speedscope(struct fg_stacks *s, const struct export_info *info, FILE *out,
@@ -101,66 +128,47 @@ static int export_speedscope(struct fg_stacks *s, const struct export_info *info
 {
 	struct export_unit u = export_unit_of(info->countname);
 	const char *name = info->name ? info->name : "offwake-svg";
-	json_object *root = json_object_new_object(), *shared = json_object_new_object();
-	json_object *prof = json_object_new_object(), *profs = json_object_new_array();
-	struct ss p = { .total = fg_count_of(0) };
-	const char *text;
-	size_t len;
+	struct ss p = { .out = out, .total = fg_count_of(0) };
 	int r = -1;
 
-	p.frames = json_object_new_array();
-	p.samples = json_object_new_array();
-	p.weights = json_object_new_array();
-	errno = ENOMEM;
-	if (!root || !shared || !prof || !profs || !p.frames || !p.samples || !p.weights)
-		goto out;
-	if (put(root, "$schema", json_object_new_string("https://www.speedscope.app/file-format-schema.json")) ||
-	    put(root, "exporter", json_object_new_string(OW_PROG " " OFFWAKE_VERSION)) ||
-	    put(root, "name", json_object_new_string(name)) ||
-	    put(root, "activeProfileIndex", json_object_new_int(0)) ||
-	    put(shared, "frames", json_object_get(p.frames)) ||
-	    put(root, "shared", json_object_get(shared)) ||
-	    json_object_array_add(profs, json_object_get(prof)) ||
-	    put(root, "profiles", json_object_get(profs)) ||
-	    put(prof, "type", json_object_new_string("sampled")) ||
-	    put(prof, "name", json_object_new_string(name)) ||
-	    put(prof, "unit", json_object_new_string(u.speedscope)) ||
-	    put(prof, "startValue", json_object_new_int(0)))
-		goto out;
 	errno = 0;
-	if (fg_stacks_foreach(s, add_sample, &p))
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	      "\"exporter\":", out);
+	put_string(&p, OW_PROG " " OFFWAKE_VERSION, strlen(OW_PROG " " OFFWAKE_VERSION));
+	fputs(",\"name\":", out);
+	put_string(&p, name, strlen(name));
+	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
+	if (p.err || fg_stacks_foreach(s, frames_of, &p))
 		goto out;
-	errno = ENOMEM;
-	if (put(prof, "endValue", count_json(p.total)) ||
-	    put(prof, "samples", json_object_get(p.samples)) ||
-	    put(prof, "weights", json_object_get(p.weights)) ||
-	    !(text = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE, &len)))
+	fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
+	put_string(&p, name, strlen(name));
+	fputs(",\"unit\":", out);
+	put_string(&p, u.speedscope, strlen(u.speedscope));
+	fputs(",\"startValue\":0,\"endValue\":", out);
+	put_count(&p, p.total);
+	fputs(",\"samples\":[", out);
+	if (p.err || fg_stacks_foreach(s, sample_of, &p))
 		goto out;
-	errno = 0;
-	if (fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF)
+	fputs("],\"weights\":[", out);
+	p.n = 0;
+	if (fg_stacks_foreach(s, weight_of, &p))
+		goto out;
+	fputs("]}]}\n", out);
+	if (!p.err && !ferror(out))
 		r = 0;
 out:
+	if (r && !errno)
+		errno = p.err ? ENOMEM : EIO;
 	if (r && errno != EPIPE)
 		ow_err("%s: %s", what, ow_strerror(errno));
-	for (size_t i = 0; i < p.names.n; i++)
-		json_object_put(p.idx[i]);
-	free(p.idx);
 	frametab_free(&p.names);
-	json_object_put(p.frames);
-	json_object_put(p.samples);
-	json_object_put(p.weights);
-	json_object_put(shared);
-	json_object_put(prof);
-	json_object_put(profs);
-	json_object_put(root);
 	return r;
 }
 
 int export_speedscope_write(const struct ow_profile *p, const struct ow_write_opts *o,
 			    FILE *out)
 {
-	struct fg_stacks *made, *s = ow_profile_stacks(p, o->what, &made);
+	struct fg_stacks *made, *s = ow_profile_stacks(p, o->what, o->fg, &made);
 	int r = s ? export_speedscope(s, &p->info, out, o->what) : -1;
 
 	fg_stacks_free(made);

@@ -12,7 +12,7 @@
 
 int export_svg_write(const struct ow_profile *p, const struct ow_write_opts *o, FILE *out)
 {
-	struct fg_stacks *made, *s = ow_profile_stacks(p, "rendering the SVG", &made);
+	struct fg_stacks *made, *s = ow_profile_stacks(p, "rendering the SVG", o->fg, &made);
 	int r;
 
 	if (!s)

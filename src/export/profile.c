@@ -53,7 +53,7 @@ static int add_names(void *ctx, const struct ow_sample *smp)
 }
 
 struct fg_stacks *ow_profile_stacks(const struct ow_profile *p, const char *what,
-				    struct fg_stacks **made)
+				    const struct fg_options *fg, struct fg_stacks **made)
 {
 	struct names n = { 0 };
 
@@ -62,6 +62,8 @@ struct fg_stacks *ow_profile_stacks(const struct ow_profile *p, const char *what
 		return p->stacks;
 	errno = 0;
 	n.s = fg_stacks_new();
+	if (n.s && fg)
+		fg_stacks_set_max_depth(n.s, (size_t)fg->max_depth);
 	if (n.s && ow_profile_foreach(p, add_names, &n)) {
 		fg_stacks_free(n.s);
 		n.s = NULL;
@@ -70,6 +72,8 @@ struct fg_stacks *ow_profile_stacks(const struct ow_profile *p, const char *what
 	free(n.lens);
 	if (!n.s)
 		ow_err("%s: %s", what, ow_strerror(errno ? errno : ENOMEM));
+	else
+		fg_stacks_report_truncated(n.s, 0, what);
 	return *made = n.s;
 }
 

@@ -93,11 +93,12 @@ struct ow_profile {
 int ow_profile_foreach(const struct ow_profile *p, ow_sample_fn fn, void *ctx);
 /*
  * The samples' names as a stack set (fg.h): p->stacks, or one made from
- * the samples (*made set: the caller frees it).  NULL after a message
- * "WHAT: why".
+ * the samples (*made set: the caller frees it) with fg's --maxdepth (fg
+ * NULL: the default), the stacks it cut said on stderr.  NULL after a
+ * message "WHAT: why".
  */
 struct fg_stacks *ow_profile_stacks(const struct ow_profile *p, const char *what,
-				    struct fg_stacks **made);
+				    const struct fg_options *fg, struct fg_stacks **made);
 /* A profile of the names of a stack set (convert): samples of
  * OW_PF_NAME frames, no labels, in the stack set's order. */
 void ow_profile_of_stacks(struct ow_profile *p, struct fg_stacks *s);

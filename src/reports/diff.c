@@ -65,7 +65,7 @@ struct table {
 
 /* A folded file or a flame graph SVG (by content), "-": standard input;
  * unit: the SVG's count unit, "" for folded text. */
-static struct fg_stacks *load(const char *name, char *unit, size_t unitlen)
+static struct fg_stacks *load(const char *name, char *unit, size_t unitlen, size_t max_depth)
 {
 	struct fg_stacks *s = fg_stacks_new();
 
@@ -73,6 +73,7 @@ static struct fg_stacks *load(const char *name, char *unit, size_t unitlen)
 		ow_err("diff: %s: out of memory", name);
 		return NULL;
 	}
+	fg_stacks_set_max_depth(s, max_depth);
 	if (profile_load(s, "diff", name, unit, unitlen)) {
 		fg_stacks_free(s);
 		return NULL;
@@ -291,7 +292,7 @@ int diff_main(int argc, char **argv)
 		return ret;
 	ret = 1;
 	for (int i = 0; i < 2; i++)
-		if (!(prof[i] = load(argv[1 + i], unit[i], sizeof(unit[i]))))
+		if (!(prof[i] = load(argv[1 + i], unit[i], sizeof(unit[i]), (size_t)o.max_depth)))
 			goto out;
 
 	t.strip_hex = d.strip_hex;
@@ -326,6 +327,7 @@ int diff_main(int argc, char **argv)
 			      t.offwake ? "us" : countname;
 	o.delta_inclusive = 1;	/* a frame's change is its whole width's */
 	fg_stacks_set_reverse(out, o.reverse);
+	fg_stacks_set_max_depth(out, (size_t)o.max_depth);
 	if (report_out_open(&ro, "diff", out_name))
 		goto out;
 	opened = 1;

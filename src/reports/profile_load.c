@@ -58,7 +58,8 @@ int profile_load(struct fg_stacks *s, const char *cmd, const char *name, char *u
 	cookie_io_functions_t io = { .read = peek_read };
 	struct peek pk = { .f = f };
 	struct add_ctx a = { s, cmd };
-	size_t ignored = fg_stacks_ignored(s);
+	size_t ignored = fg_stacks_ignored(s), cut = fg_stacks_truncated(s);
+	char what[300];
 	FILE *in = NULL;
 	int ret = -1;
 
@@ -80,6 +81,10 @@ int profile_load(struct fg_stacks *s, const char *cmd, const char *name, char *u
 	if (!ret && fg_stacks_ignored(s) > ignored)
 		ow_err("%s: %s: ignored %zu lines with invalid format", cmd, name,
 		       fg_stacks_ignored(s) - ignored);
+	if (!ret) {
+		snprintf(what, sizeof(what), "%s: %s", cmd, name);
+		fg_stacks_report_truncated(s, cut, what);
+	}
 	if (in)
 		fclose(in);
 	if (f != stdin)

@@ -100,6 +100,7 @@ int render_main(int argc, char **argv)
 		return 1;
 	}
 	fg_stacks_set_reverse(s, o.reverse);
+	fg_stacks_set_max_depth(s, (size_t)o.max_depth);
 	struct progress *pg = progress_start(0);
 	char phase[300];
 	for (int i = 0; i < nfiles || (i == 0 && nfiles == 0); i++) {
@@ -130,6 +131,7 @@ int render_main(int argc, char **argv)
 		if (f != stdin)
 			fclose(f);
 	}
+	fg_stacks_report_truncated(s, 0, "render");
 	if (report_out_open(&out, "render", out_name)) {
 		progress_stop(pg);
 		fg_stacks_free(s);

@@ -292,7 +292,6 @@ __noinline int kc_replay_flat(const struct kc_entry *e, struct ow_stack *out,
  * paths, one a frame whose restore bp is, multiply past the verifier's
  * budget; learning is rare, the step's call costs nothing that counts). */
 struct kc_flattening {
-	struct kc_entry *e;
 	__s32 sp, at;		/* sp and the next return address, from the
 				 * base */
 	__u32 src;		/* the frame whose restore bp is now (0: the
@@ -300,18 +299,28 @@ struct kc_flattening {
 	int ret;		/* 0: flattened whole; -1: not (yet) */
 };
 
-/* Frame idx + 1 of the entry (kc_flatten()). */
-static int kc_flatten_frame(__u32 idx, void *ctx)
+/* bpf_loop()'s context for kc_flatten_step(). */
+struct kc_flatten_loop {
+	struct kc_flattening fl;
+	struct kc_entry *e;
+};
+
+/*
+ * Frame idx + 1 of entry e (kc_flatten()); 1: stop.  A global function,
+ * verified once (as the callback itself, again for each frame: the
+ * frame's index keeps the states apart); its state fl scalars only.
+ */
+__noinline int kc_flatten_frame(__u32 idx, struct kc_flattening *fl,
+				struct kc_entry *e)
 {
-	struct kc_flattening *fl = ctx;
-	struct kc_entry *e = fl->e;
 	__u32 j = idx + 1, nr;
-	__s32 sp = fl->sp, cfa, r;
+	__s32 sp, cfa, r;
 	const struct kc_frame *f;
 	struct kc_flat *l;
 
-	if (!e || j >= KC_MAX)
+	if (!fl || !e || j >= KC_MAX)
 		return 1;
+	sp = fl->sp;
 	barrier_var(j);
 	j &= KC_MAX - 1;	/* (the bound the verifier sees) */
 	nr = e->nr;
@@ -369,6 +378,13 @@ static int kc_flatten_frame(__u32 idx, void *ctx)
 	return 0;
 }
 
+static int kc_flatten_step(__u32 idx, void *ctx)
+{
+	struct kc_flatten_loop *x = ctx;
+
+	return kc_flatten_frame(idx, &x->fl, x->e) ? 1 : 0;
+}
+
 /*
  * e's replay flattened for kc_replay_flat() (fl, bp0, regs, regs_at), from its
  * entries, as kc_replay()'s loop goes: sp starts 16 above fp (the first
@@ -381,7 +397,8 @@ static int kc_flatten_frame(__u32 idx, void *ctx)
  */
 static __always_inline int kc_flatten(struct kc_entry *e)
 {
-	struct kc_flattening fl = { .e = e, .sp = 16, .at = 8, .ret = -1 };
+	struct kc_flatten_loop x = { .fl = { .sp = 16, .at = 8, .ret = -1 },
+				     .e = e };
 	__u32 nr = e->nr;
 
 	e->bp0 = 0;
@@ -389,8 +406,8 @@ static __always_inline int kc_flatten(struct kc_entry *e)
 	e->regs_at = 0;
 	if (nr < 2 || nr > KC_MAX)
 		return -1;
-	bpf_loop(nr - 1, kc_flatten_frame, &fl, 0);
-	return fl.ret;
+	bpf_loop(nr - 1, kc_flatten_step, &x, 0);
+	return x.fl.ret;
 }
 
 /*

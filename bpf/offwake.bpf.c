@@ -403,6 +403,23 @@ static __always_inline __u64 hash_end(__u64 h)
 	return h ^ (h >> 33);
 }
 
+/*
+ * A stack's reference: the hash of its flags, size and addresses.  A
+ * global function, verified once on its own: inlined, its loop of up to
+ * OW_MAX_STACK_DEPTH steps was verified again at every call site and for
+ * every state reaching it.
+ */
+__noinline __u64 stack_hash(const struct ow_stack *st, __u64 flags, __u32 nr)
+{
+	__u64 h = hash_step(flags, nr);
+
+	if (!st)
+		return 0;
+	for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
+		h = hash_step(h, st->ips[i]);
+	return (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
+}
+
 /* bpf_get_stack() for the current task, user stacks by the native
  * unwinder (unwind_native.bpf.h; its walks counted on side, enum
  * ow_uw_side), kernel stacks through the task's cache of them
@@ -415,7 +432,7 @@ static __always_inline long take_stack(void *ctx, struct ow_stack *st,
 	long len;
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
-		len = uw_user_stack(bpf_get_current_task_btf(), ips, side);
+		len = uw_user_stack(bpf_get_current_task_btf(), st, side);
 		if (len >= 0 || len == UW_DEFERRED)
 			return len;
 	}
@@ -487,10 +504,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	if (kheld && kheld->ref) {	/* a kernel stack hashed before */
 		h = kheld->ref;
 	} else {
-		h = hash_step(flags, nr);
-		for (__u32 i = 0; i < OW_MAX_STACK_DEPTH && i < nr; i++)
-			h = hash_step(h, st->ips[i]);
-		h = (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
+		h = stack_hash(st, flags, nr);
 		if (kheld)
 			kheld->ref = h;
 	}

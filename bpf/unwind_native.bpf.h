@@ -185,16 +185,20 @@ struct {
  * not within STACK_SPAN of the stack pointer (code built without frame
  * pointers leaves anything there).  The kernel would read on and fault,
  * which costs more than the rest of the walk (about 0.4 us here), or
- * return frames of garbage.
+ * return frames of garbage.  A global function (its loop verified once,
+ * not again at each of its callers and their states); st NULL: -1.
  */
-static __always_inline long user_stack_fp(struct task_struct *task,
-					  __u64 *ips, struct uw_trail *t)
+__noinline long user_stack_fp(struct ow_stack *st, struct uw_trail *t)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u64 sp, bp, low, frame[2];
+	__u64 sp, bp, low, frame[2], *ips;
 	__u32 i;
 	bool ended = false;
 
+	if (!st)
+		return -1;
+	ips = st->ips;
 	if (BPF_CORE_READ(regs, cs) != USER_CS)
 		return -1;
 	sp = BPF_CORE_READ(regs, sp);
@@ -257,10 +261,8 @@ static __always_inline long user_stack_fp(struct task_struct *task,
 #define UW_SIGCONTEXT_RSP	120
 #define UW_SIGCONTEXT_RIP	128
 
+/* A walk's state: scalars only (uw_frame() sees it as plain memory). */
 struct uw_walk {
-	__u64 *ips;
-	struct ow_umaps *um;	/* NULL: the process has no tables */
-	struct uw_cache *cache;	/* this CPU's */
 	__u32 tgid;
 	__u64 ip, sp, bp;
 	__u64 bx;		/* rbx, when bx_at is 0 */
@@ -277,14 +279,22 @@ struct uw_walk {
 	 * leftover stack slots": add new ones at the end) */
 	__u64 miss;		/* a pc found by CFI in no mapping of um
 				 * (tables late?), 0: none */
+};
+
+/* What a frame's step works with: the state, the maps' values it reads
+ * and writes (bpf_loop()'s context for uw_step()). */
+struct uw_loop {
+	struct uw_walk w;
+	struct ow_umaps *um;	/* NULL: the process has no tables */
+	struct ow_stack *st;	/* the frames found */
+	struct uw_cache *cache;	/* this CPU's */
 	struct uw_trail *trail;	/* what the walk read (NULL: not kept) */
 };
 
 /* A word the walk read and where: see struct uw_trail. */
-static __always_inline void uw_trail_add(struct uw_walk *w, __u64 cfa,
-					 __s8 rbp, __u64 ra, __u64 bp)
+static __always_inline void uw_trail_add(struct uw_walk *w, struct uw_trail *t,
+					 __u64 cfa, __s8 rbp, __u64 ra, __u64 bp)
 {
-	struct uw_trail *t = w->trail;
 	__u32 i = w->n - 1;
 
 	if (!t)
@@ -300,10 +310,10 @@ static __always_inline void uw_trail_add(struct uw_walk *w, __u64 cfa,
 
 /* A step whose reads a trail does not say (realigned, signal, rbx-based
  * frames). */
-static __always_inline void uw_trail_odd(struct uw_walk *w)
+static __always_inline void uw_trail_odd(struct uw_trail *t)
 {
-	if (w->trail)
-		w->trail->odd = 1;
+	if (t)
+		t->odd = 1;
 }
 
 /*
@@ -376,7 +386,8 @@ static __always_inline void ask_tables(__u32 tgid)
 /* One frame by rbp where the table has nothing to follow (why: no row,
  * or a rule we do not follow, the reason a stop is counted as); 1: the
  * walk stops. */
-static __always_inline int uw_step_fp(struct uw_walk *w, __u8 why)
+static __always_inline int uw_step_fp(struct uw_walk *w, struct uw_trail *t,
+				      __u8 why)
 {
 	__u64 frame[2];
 
@@ -386,7 +397,7 @@ static __always_inline int uw_step_fp(struct uw_walk *w, __u8 why)
 		w->stop = why;
 		return 1;
 	}
-	uw_trail_add(w, w->bp + sizeof(frame), -2, frame[1], frame[0]);
+	uw_trail_add(w, t, w->bp + sizeof(frame), -2, frame[1], frame[0]);
 	w->ip = frame[1];
 	w->sp = w->bp + sizeof(frame);
 	w->low = w->sp;
@@ -404,12 +415,12 @@ static __always_inline int uw_step_fp(struct uw_walk *w, __u8 why)
  * by the alignment's padding, and add a wrong frame above.  1: the walk
  * stops.
  */
-static __always_inline int uw_step_drap(struct uw_walk *w,
+static __always_inline int uw_step_drap(struct uw_walk *w, struct uw_trail *t,
 					const struct ow_urow *r)
 {
 	__u64 cfa, bp, ra;
 
-	uw_trail_odd(w);
+	uw_trail_odd(t);
 	if (bpf_probe_read_user(&cfa, sizeof(cfa),
 				(void *)(w->bp + 8 * (__s64)r->rbp)) ||
 	    bpf_probe_read_user(&bp, sizeof(bp), (void *)w->bp)) {
@@ -440,17 +451,18 @@ static __always_inline int uw_step_drap(struct uw_walk *w,
  * not by a call (makecontext's __start_context, a coroutine's entry):
  * the outermost frame of that stack.
  */
-static __always_inline bool uw_entry(struct uw_walk *w)
+static __always_inline bool uw_entry(struct uw_walk *w,
+				     const struct ow_umaps *um)
 {
 	const struct ow_urow *r;
 	const struct ow_umap *m;
-	int k = uw_map(w->um, w->ip);
+	int k = uw_map(um, w->ip);
 	__u32 pc, idx;
 
 	if (k < 0)
 		return false;
 	barrier_var(k);
-	m = &w->um->m[k & (OW_UMAPS - 1)];
+	m = &um->m[k & (OW_UMAPS - 1)];
 	pc = (__u32)(w->ip - m->adj);
 	k = uw_row(m->first, m->nrows, pc);
 	idx = k;
@@ -475,16 +487,29 @@ static __always_inline int uw_rbx(struct uw_walk *w)
 	return 0;
 }
 
-static int uw_step(__u32 i, void *ctx)
+/*
+ * One frame of the walk: 0 to go on, 1 when it stops (why in w->stop).  A
+ * global function, verified once on its own: as bpf_loop()'s callback
+ * itself it was verified again for each frame until the walk's states
+ * converged, which they do not (the frame count is an index), about 400k
+ * of a program's 529k instructions processed.  Its pointers come as
+ * arguments (um, cache, trail may be NULL): a global function sees its
+ * memory arguments as plain bytes.
+ */
+__noinline int uw_frame(struct uw_walk *w, const struct ow_umaps *um,
+			struct ow_stack *st, struct uw_cache *cache,
+			struct uw_trail *t)
 {
-	struct uw_walk *w = ctx;
 	const struct ow_umap *m;
 	const struct ow_urow *r = 0;
 	struct uw_cached *ce = 0;
 	__u64 cfa, ra, regs[3], pc;
-	__u32 n = w->n, idx;
+	__u32 n, idx;
 	int k;
 
+	if (!w || !st)
+		return 1;
+	n = w->n;
 	if (n >= OW_MAX_STACK_DEPTH) {
 		w->stop = OW_UW_STOP_DEPTH;
 		return 1;
@@ -493,22 +518,22 @@ static int uw_step(__u32 i, void *ctx)
 		w->stop = OW_UW_END;
 		return 1;
 	}
-	w->ips[n] = w->ip;
+	st->ips[n] = w->ip;
 	w->n = n + 1;
 	pc = w->ip - !w->exact;
-	if (w->um && w->cache) {
+	if (um && cache) {
 		idx = (__u32)(pc ^ (pc >> 11) ^ (w->tgid * 0x9e3779b1U));
-		ce = &w->cache->e[idx & (UW_CACHE - 1)];
-		if (ce->pc == pc && ce->tgid == w->tgid && ce->gen == w->um->gen)
+		ce = &cache->e[idx & (UW_CACHE - 1)];
+		if (ce->pc == pc && ce->tgid == w->tgid && ce->gen == um->gen)
 			r = &ce->row;
 	}
-	k = !r && w->um ? uw_map(w->um, w->ip) : -1;
-	if (!r && w->um && k < 0 && !w->miss)	/* a library loaded since? */
+	k = !r && um ? uw_map(um, w->ip) : -1;
+	if (!r && um && k < 0 && !w->miss)	/* a library loaded since? */
 		w->miss = w->fp ? 1 : w->ip;	/* (1: no frame to defer for) */
 	if (k >= 0) {
 		barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask
 					 * is the bound the verifier sees */
-		m = &w->um->m[k & (OW_UMAPS - 1)];
+		m = &um->m[k & (OW_UMAPS - 1)];
 		k = uw_row(m->first, m->nrows, (__u32)(pc - m->adj));
 		idx = k;
 		if (k >= 0)
@@ -516,12 +541,12 @@ static int uw_step(__u32 i, void *ctx)
 		if (r && ce) {
 			ce->pc = pc;
 			ce->tgid = w->tgid;
-			ce->gen = w->um->gen;
+			ce->gen = um->gen;
 			ce->row = *r;
 		}
 	}
 	if (r && r->cfa == OW_CFA_NONE && r->off == OW_DRAP_RULE)
-		return uw_step_drap(w, r);
+		return uw_step_drap(w, t, r);
 	if (!r || r->cfa == OW_CFA_NONE) {
 		if (r && r->off == OW_NONE_RULE) {
 			w->unfollowed = 1;
@@ -529,13 +554,13 @@ static int uw_step(__u32 i, void *ctx)
 				w->stop = OW_UW_STOP_RULE;
 				return 1;
 			}
-			return uw_step_fp(w, OW_UW_STOP_RULE);
+			return uw_step_fp(w, t, OW_UW_STOP_RULE);
 		}
-		if (!w->exact && w->um && uw_entry(w)) {
+		if (!w->exact && um && uw_entry(w, um)) {
 			w->stop = OW_UW_END_ENTRY;
 			return 1;
 		}
-		return uw_step_fp(w, OW_UW_STOP_NOTABLE);
+		return uw_step_fp(w, t, OW_UW_STOP_NOTABLE);
 	}
 	w->cfi = 1;
 	switch (r->cfa) {
@@ -552,7 +577,7 @@ static int uw_step(__u32 i, void *ctx)
 		cfa = w->sp + 8 + ((w->ip & 15) >= (__u64)r->off ? 8 : 0);
 		break;
 	case OW_CFA_RBX:
-		uw_trail_odd(w);
+		uw_trail_odd(t);
 		if (uw_rbx(w))
 			return 1;
 		cfa = w->bx + r->off;
@@ -562,7 +587,7 @@ static int uw_step(__u32 i, void *ctx)
 		return 1;
 	case OW_CFA_SIGNAL:
 		/* the interrupted registers, saved in the sigcontext */
-		uw_trail_odd(w);
+		uw_trail_odd(t);
 		cfa = w->sp + r->off;
 		if (bpf_probe_read_user(&regs[0], 8, (void *)(cfa + UW_SIGCONTEXT_RBP)) ||
 		    bpf_probe_read_user(&regs[1], 8, (void *)(cfa + UW_SIGCONTEXT_RSP)) ||
@@ -600,7 +625,7 @@ static int uw_step(__u32 i, void *ctx)
 		w->stop = OW_UW_STOP_READ;
 		return 1;
 	}
-	uw_trail_add(w, cfa, r->rbp, ra, w->bp);
+	uw_trail_add(w, t, cfa, r->rbp, ra, w->bp);
 	if (r->rbx) {
 		w->bx_at = cfa - 8 * (__u64)r->rbx;
 		w->bx_ok = r->rbx != OW_RBX_LOST;
@@ -609,6 +634,14 @@ static int uw_step(__u32 i, void *ctx)
 	w->sp = w->low = cfa;
 	w->exact = 0;
 	return 0;
+}
+
+/* bpf_loop()'s step: one frame (ctx: struct uw_loop). */
+static int uw_step(__u32 i, void *ctx)
+{
+	struct uw_loop *l = ctx;
+
+	return uw_frame(&l->w, l->um, l->st, l->cache, l->trail) ? 1 : 0;
 }
 
 /* A walk's counts in unwind_stats: how it was walked (cls: OW_UW_CFI,
@@ -628,73 +661,75 @@ static __always_inline void uw_count(__u32 side, __u32 cls, __u32 stop,
 /* The current task's user stack by CFI (see uw_step), into ips; its size
  * in bytes, or -1 for a task this does not handle (32-bit). */
 static __always_inline long user_stack_cfi(struct task_struct *task,
-					   __u64 *ips, __u32 side)
+					   struct ow_stack *st, __u32 side)
 {
+	__u64 *ips = st->ips;
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct uw_walk w = {};
+	struct uw_loop l = {};
+	struct uw_walk *w = &l.w;
 	__u32 tgid = task->tgid, zero = 0, cls;
 	long len;
 
 	if (BPF_CORE_READ(regs, cs) != USER_CS)
 		return -1;
-	w.um = bpf_map_lookup_elem(&umaps, &tgid);
-	if (!w.um) {		/* no tables yet: walked later, or asked for */
+	l.um = bpf_map_lookup_elem(&umaps, &tgid);
+	if (!l.um) {		/* no tables yet: walked later, or asked for */
 		len = uw_defer(task, regs, tgid, 0, BPF_CORE_READ(regs, ip), ips);
 		if (len)
 			return len;
 		ask_tables(tgid);
 	}
-	if (!w.um && unwind_mode == UNWIND_AUTO) {
+	if (!l.um && unwind_mode == UNWIND_AUTO) {
 		count(&unwind_stats, side * OW_UW_NR + OW_UW_FP);
-		return user_stack_fp(task, ips, 0);
+		return user_stack_fp(st, 0);
 	}
-	w.ips = ips;
-	w.tgid = tgid;
-	w.cache = bpf_map_lookup_elem(&uw_cache, &zero);
-	w.trail = bpf_map_lookup_elem(&uw_trails, &zero);
-	w.ip = BPF_CORE_READ(regs, ip);
-	w.sp = w.low = BPF_CORE_READ(regs, sp);
-	w.bp = BPF_CORE_READ(regs, bp);
-	w.bx = BPF_CORE_READ(regs, bx);
-	if (w.trail) {
-		w.trail->ip = w.ip;
-		w.trail->sp = w.sp;
-		w.trail->bp = w.bp;
-		w.trail->steps = 0;
-		w.trail->odd = 0;
+	l.st = st;
+	w->tgid = tgid;
+	l.cache = bpf_map_lookup_elem(&uw_cache, &zero);
+	l.trail = bpf_map_lookup_elem(&uw_trails, &zero);
+	w->ip = BPF_CORE_READ(regs, ip);
+	w->sp = w->low = BPF_CORE_READ(regs, sp);
+	w->bp = BPF_CORE_READ(regs, bp);
+	w->bx = BPF_CORE_READ(regs, bx);
+	if (l.trail) {
+		l.trail->ip = w->ip;
+		l.trail->sp = w->sp;
+		l.trail->bp = w->bp;
+		l.trail->steps = 0;
+		l.trail->odd = 0;
 	}
-	w.bx_ok = 1;
-	w.exact = 1;
-	w.stop = OW_UW_NR;
-	bpf_loop(OW_MAX_STACK_DEPTH, uw_step, &w, 0);
-	if (w.stop == OW_UW_NR)
-		w.stop = OW_UW_STOP_DEPTH;
-	if (w.miss) {		/* a pc in a library mapped since? */
-		len = w.miss > 1 ? uw_defer(task, regs, tgid, w.um ? w.um->gen : 0,
-					    w.miss, ips) : 0;
+	w->bx_ok = 1;
+	w->exact = 1;
+	w->stop = OW_UW_NR;
+	bpf_loop(OW_MAX_STACK_DEPTH, uw_step, &l, 0);
+	if (w->stop == OW_UW_NR)
+		w->stop = OW_UW_STOP_DEPTH;
+	if (w->miss) {		/* a pc in a library mapped since? */
+		len = w->miss > 1 ? uw_defer(task, regs, tgid, l.um ? l.um->gen : 0,
+					    w->miss, ips) : 0;
 		if (len)
 			return len;
 		ask_tables(tgid);
 	}
-	cls = w.cfi ? (w.fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP;
-	uw_count(side, cls, w.stop, w.unfollowed);
-	if (w.trail) {
-		w.trail->gen = w.um ? w.um->gen : 0;
-		w.trail->cls = cls;
-		w.trail->stop = w.stop;
-		w.trail->unfollowed = w.unfollowed;
-		w.trail->ok = w.um && !w.miss && (w.stop == OW_UW_END ||
-						  w.stop == OW_UW_END_ENTRY);
+	cls = w->cfi ? (w->fp ? OW_UW_MIXED : OW_UW_CFI) : OW_UW_FP;
+	uw_count(side, cls, w->stop, w->unfollowed);
+	if (l.trail) {
+		l.trail->gen = l.um ? l.um->gen : 0;
+		l.trail->cls = cls;
+		l.trail->stop = w->stop;
+		l.trail->unfollowed = w->unfollowed;
+		l.trail->ok = l.um && !w->miss && (w->stop == OW_UW_END ||
+						  w->stop == OW_UW_END_ENTRY);
 	}
-	return w.n * sizeof(__u64);
+	return w->n * sizeof(__u64);
 }
 #endif
 
 /* The user stack of task (the current task) into ips, counted on side
  * (enum ow_uw_side); its size in bytes, or -1 for a task this does not
  * handle (see the top of this file). */
-static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips,
-					  __u32 side)
+static __always_inline long uw_user_stack(struct task_struct *task,
+					  struct ow_stack *st, __u32 side)
 {
 #ifdef __TARGET_ARCH_x86
 	__u32 zero = 0;
@@ -709,8 +744,8 @@ static __always_inline long uw_user_stack(struct task_struct *task, __u64 *ips,
 		count(&unwind_stats, side * OW_UW_NR + OW_UW_NO_MM);
 		return 0;
 	}
-	return unwind_mode == UNWIND_FP ? user_stack_fp(task, ips, t) :
-					  user_stack_cfi(task, ips, side);
+	return unwind_mode == UNWIND_FP ? user_stack_fp(st, t) :
+					  user_stack_cfi(task, st, side);
 #else
 	return -1;
 #endif

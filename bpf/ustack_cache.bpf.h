@@ -130,28 +130,39 @@ __noinline int uc_check(const struct uc_entry *e, struct uc_buf *b)
 }
 
 /* uc_learn()'s state, one word a bpf_loop() step (a bounded loop's
- * paths multiply past the verifier's limit). */
+ * paths multiply past the verifier's limit): scalars only, see
+ * uc_learn_word(). */
 struct uc_learning {
-	struct uc_entry *e;
-	const struct uw_trail *t;
 	__u64 start, end;	/* the read being gathered, from sp */
 	__u32 nw, nwin, pos;	/* words, reads, buffer bytes before it */
 	int why;
 };
 
-/* Word idx of the trail: step idx / 2's rbp (when read: even), then its
- * return address (odd). */
-static int uc_learn_word(__u32 idx, void *ctx)
+/* bpf_loop()'s context for uc_learn_step(). */
+struct uc_learn_loop {
+	struct uc_learning l;
+	struct uc_entry *e;
+	const struct uw_trail *t;
+};
+
+/*
+ * Word idx of the trail t into e: step idx / 2's rbp (when read: even),
+ * then its return address (odd); 1: stop.  A global function, verified
+ * once: as the callback itself it was verified again for each word (the
+ * word count is an index: the states never converge), about 47k
+ * instructions of each program.
+ */
+__noinline int uc_learn_word(__u32 idx, struct uc_learning *l,
+			     struct uc_entry *e, const struct uw_trail *t)
 {
-	struct uc_learning *l = ctx;
-	const struct uw_trail *t = l->t;
-	struct uc_entry *e = l->e;
-	__u32 i = idx / 2, k = idx & 1, nw = l->nw, nwin = l->nwin;
+	__u32 i = idx / 2, k = idx & 1, nw, nwin;
 	__u64 a, v, off;
 	__s64 rbp;
 
-	if (!t || !e || i >= UW_TRAIL)
+	if (!l || !t || !e || i >= UW_TRAIL)
 		return 1;
+	nw = l->nw;
+	nwin = l->nwin;
 	barrier_var(i);
 	i &= UW_TRAIL - 1;	/* (the bound the verifier sees) */
 	rbp = t->s[i].rbp;
@@ -192,6 +203,13 @@ static int uc_learn_word(__u32 idx, void *ctx)
 	return 0;
 }
 
+static int uc_learn_step(__u32 idx, void *ctx)
+{
+	struct uc_learn_loop *x = ctx;
+
+	return uc_learn_word(idx, &x->l, x->e, x->t) ? 1 : 0;
+}
+
 /*
  * Learn the walk in trail t into e (the reference is the caller's to
  * set): its words, gathered into reads of at most UC_WIN bytes.  0, or
@@ -199,7 +217,8 @@ static int uc_learn_word(__u32 idx, void *ctx)
  */
 __noinline int uc_learn(struct uc_entry *e, const struct uw_trail *t)
 {
-	struct uc_learning l = { .e = e, .t = t };
+	struct uc_learn_loop x = { .e = e, .t = t };
+	struct uc_learning *l = &x.l;
 	__u32 steps;
 
 	if (!e || !t)
@@ -212,14 +231,14 @@ __noinline int uc_learn(struct uc_entry *e, const struct uw_trail *t)
 	steps = t->steps;
 	if (steps > UW_TRAIL)
 		return OW_UC_DEEP;
-	bpf_loop(2 * steps, uc_learn_word, &l, 0);
-	if (l.why)
-		return l.why;
-	if (!l.nwin)
+	bpf_loop(2 * steps, uc_learn_step, &x, 0);
+	if (l->why)
+		return l->why;
+	if (!l->nwin)
 		return OW_UC_OPEN;
-	e->win_len[(l.nwin - 1) & (UC_WINS - 1)] = l.end - l.start;
-	e->nwin = l.nwin;
-	e->nword = l.nw;
+	e->win_len[(l->nwin - 1) & (UC_WINS - 1)] = l->end - l->start;
+	e->nwin = l->nwin;
+	e->nword = l->nw;
 	e->ip = t->ip;
 	e->sp = t->sp;
 	e->bp = t->bp;

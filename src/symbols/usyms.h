@@ -5,10 +5,22 @@
 #ifndef OW_USYMS_H
 #define OW_USYMS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "procmaps.h"
+
+/* What the bounds on a traced user's files left out (usyms_report()). */
+enum {
+	USYMS_LOST_CUT,		/* names cut at their bound */
+	USYMS_LOST_SYMS,	/* symbols over a file's bounds */
+	USYMS_LOST_DBG_BIG,	/* debug files refused: too large */
+	USYMS_LOST_DBG_OWNER,	/* ... another user's */
+	USYMS_LOST_DBG_LINK,	/* debug links with a '/' */
+	USYMS_LOST_DBG_CRC,	/* CRC checks cut short */
+	USYMS_LOST_NR
+};
 
 struct usyms;
 
@@ -51,6 +63,13 @@ void usyms_sweep(struct usyms *u, unsigned max_idle);
  * randomised).
  */
 bool usyms_fixed(struct usyms *u, uint32_t tgid, uint64_t addr);
+/*
+ * The capture's stop flag (set by SIGINT): a debug file's CRC check
+ * that is under way when it is set ends there (the file not used).
+ */
+void usyms_stop_flag(struct usyms *u, const volatile sig_atomic_t *stop);
+/* One warning line for what was left out, if anything. */
+void usyms_report(const struct usyms *u);
 /* The ELF files and JIT maps kept, and the bytes their symbols take. */
 void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 		  size_t *bytes);

@@ -144,4 +144,101 @@ else
 	rm -f dl.debug
 fi
 
+# ---- 6 and 11: perf maps ----------------------------------------------
+# A "JIT": a stub in an anonymous executable page that sleeps in a loop;
+# it prints the stub's address and size, and its pid; with an argument, it creates its
+# (empty) map at once and writes the stub's line when sent SIGUSR1.
+cat > jit.c <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+static volatile sig_atomic_t go;
+static void on_usr1(int sig) { go = sig; }
+int main(int argc, char **argv)
+{
+	/* push rbp; mov rbp,rsp; mov eax,35 (nanosleep); syscall; pop rbp; ret */
+	static const unsigned char code[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x23, 0, 0, 0,
+					      0x0f, 0x05, 0x5d, 0xc3 };
+	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	long (*fn)(const struct timespec *, struct timespec *) = (void *)p;
+	char path[64];
+	FILE *map = NULL;
+
+	if (p == MAP_FAILED)
+		return 1;
+	memcpy(p, code, sizeof(code));
+	printf("%lx %zx %d\n", (unsigned long)p, sizeof(code), (int)getpid());
+	fflush(stdout);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	signal(SIGUSR1, on_usr1);
+	if (argc > 1 && !(map = fopen(path, "w")))
+		return 1;
+	for (;;) {
+		if (map && go) {
+			fprintf(map, "%lx %zx jit_late_stub\n", (unsigned long)p, sizeof(code));
+			fclose(map);
+			map = NULL;
+		}
+		fn(&ts, NULL);
+	}
+}
+C
+if ! cc -O1 -fno-omit-frame-pointer -o jit jit.c 2> cc.err; then
+	fail 6_jit_build "$(head -c 300 cc.err)"
+	exit 0
+fi
+chmod 755 jit
+
+# 6: the map bind-mounted in the process's own mount namespace
+if ! runuser -u nobody -- unshare -Urm true 2> ns.err; then
+	skip 6_perfmap_bind_mount "nobody cannot make a user and mount namespace: $(head -c 200 ns.err)"
+else
+	echo "0 0 none" > secret.map
+	chmod 600 secret.map
+	runuser -u nobody -- unshare -Urm sh -c \
+		'touch /tmp/perf-$$.map && mount --bind '"$TMPD"'/secret.map /tmp/perf-$$.map && exec ./jit' \
+		> ns.addr 2> ns.err & PIDS+=($!)
+	for _ in $(seq 100); do [ -s ns.addr ] && break; sleep 0.05; done
+	read -r A S J < ns.addr
+	PIDS+=($J)
+	MAPS+=("/tmp/perf-$J.map")
+	echo "$A $S root_only_secret_line" > secret.map
+	"$OFFWAKE" -f -p "$J" 2 > ns.out 2> ns.err
+	st=$?
+	jitf=$(grep -c '' ns.out)
+	if [ "$st" -eq 0 ] && [ "$jitf" -gt 0 ] && ! grep -q root_only_secret_line ns.out &&
+	   [ "$(grep -c 'perf maps not read' ns.err)" -eq 1 ] &&
+	   grep -q "perf maps not read (/proc/$J/root/tmp/perf-$J.map: Permission denied as the process's user" ns.err; then
+		pass 6_perfmap_bind_mount
+	else
+		fail 6_perfmap_bind_mount "status $st, $jitf lines, the secret in $(grep -c root_only_secret_line ns.out): $(head -c 400 ns.err)"
+	fi
+	kill "$J" 2> /dev/null
+fi
+
+# 11: the line written 1.5 s into a 3 s capture
+./jit late > late.addr & J=$!
+PIDS+=($J)
+MAPS+=("/tmp/perf-$J.map")
+for _ in $(seq 100); do [ -s late.addr ] && break; sleep 0.05; done
+"$OFFWAKE" -f -p "$J" 3 > late.out 2> late.err & C=$!
+if attached "$C"; then
+	sleep 1.5
+	kill -USR1 "$J"
+fi
+wait "$C"; st=$?
+named=$(sum_us late.out 'jit_late_stub')
+anon=$(sum_us late.out '\[anon\]')
+if [ "$st" -eq 0 ] && [ "$named" -gt 0 ] && [ "$((named * 100 / (named + anon)))" -ge 90 ]; then
+	pass 11_perfmap_written_late
+else
+	fail 11_perfmap_written_late "status $st, $named us named, $anon us [anon]: $(head -c 300 late.err)"
+fi
+kill "$J" 2> /dev/null
 exit 0

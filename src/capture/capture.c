@@ -1434,7 +1434,7 @@ int capture_finish(struct capture *c)
 	if (!err)
 		take_lost(c);
 	if (c->fo.nlate) {	/* tracing has ended: the servers wait no one */
-		progress_phase(c->pg, "names: asking debuginfod for debug files");
+		progress_phase(c->pg, "names: late ones (debuginfod, perf maps)");
 		fold_late_names(&c->fo);
 	}
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);

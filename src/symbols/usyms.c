@@ -635,6 +635,7 @@ void usyms_report(const struct usyms *u)
 			   USYMS_LOST_NR))
 		fprintf(stderr, OW_PROG ": warning: symbols not used: %s (first in %s)\n",
 			list, u->first);
+	perfmaps_report(u->jit);
 }
 
 void usyms_stop_flag(struct usyms *u, const volatile sig_atomic_t *stop)
@@ -766,6 +767,21 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 	if (jit)
 		return perfmaps_name(u->jit, tgid, addr);
 	return e ? lookup(e, vaddr) : NULL;
+}
+
+bool usyms_jit_late(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	uint64_t vaddr;
+	bool jit;
+
+	file_at(u, tgid, addr, &vaddr, &jit);
+	return jit && procmaps_find(u->pm, tgid, addr) &&
+	       perfmaps_has(u->jit, tgid);
+}
+
+const char *usyms_jit_name_now(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	return perfmaps_name_now(u->jit, tgid, addr);
 }
 
 bool usyms_deferred(struct usyms *u, uint32_t tgid, uint64_t addr,

@@ -1282,6 +1282,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
 		return -1;
+	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
 	/* before attaching too: the waking program is not held back until
 	 * armed, and without the system call entry an interrupt's waker
@@ -1441,7 +1442,7 @@ int capture_finish(struct capture *c)
 	if (!err)
 		take_lost(c);
 	if (c->fo.nlate) {	/* tracing has ended: the servers wait no one */
-		progress_phase(c->pg, "names: asking debuginfod for debug files");
+		progress_phase(c->pg, "names: late ones (debuginfod, perf maps)");
 		fold_late_names(&c->fo);
 	}
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
@@ -1594,6 +1595,7 @@ void capture_report_losses(const struct capture *c)
 			(unsigned long long)c->drain_errors);
 	report_debuginfod();
 	procmaps_report_denied();
+	usyms_report(c->fo.us);
 	if (c->fo.missing || c->stacks.bad)
 		fprintf(stderr, OW_PROG ": warning: %llu stacks never received, %llu malformed (please report)\n",
 			(unsigned long long)c->fo.missing,

@@ -533,26 +533,28 @@ static void hold(struct folder *f, struct lineage *ln, uint64_t ref)
 }
 
 /*
- * A frame in a file whose names wait for debuginfod (usyms_deferred()):
- * until fold_late_names(), its name is a placeholder of its own (the
- * file's label), one per address, which symbolised stacks compare by
- * pointer as any name.
+ * A frame in a file whose names wait for debuginfod (usyms_deferred()),
+ * or JIT code its process's perf map has no line for yet (usyms_jit_late():
+ * runtimes write lines while they run): until fold_late_names(), its
+ * name is a placeholder of its own (the file's label, "[anon]"), one per
+ * address, which symbolised stacks compare by pointer as any name.
  */
 struct late_name {
-	const void *file;
+	const void *file;	/* NULL: JIT code of tgid at vaddr */
+	uint32_t tgid;
 	uint64_t vaddr;
 	char text[];
 };
 
 static const char *late_name(struct folder *f, const void *file,
-			     uint64_t vaddr)
+			     uint32_t tgid, uint64_t vaddr, const char *label)
 {
-	const char *label = usyms_deferred_label(file);
 	struct late_name *l = malloc(sizeof(*l) + strlen(label) + 1);
 
 	if (!l)
 		return "[unknown]";
 	l->file = file;
+	l->tgid = tgid;
 	l->vaddr = vaddr;
 	strcpy(l->text, label);
 	if (htab_put(&f->late, (uintptr_t)l->text, 0, l) < 0) {
@@ -572,7 +574,8 @@ static void name_late(struct folder *f, struct symstack *s)
 
 		if (!l)
 			continue;
-		name = usyms_deferred_name(f->us, l->file, l->vaddr);
+		name = l->file ? usyms_deferred_name(f->us, l->file, l->vaddr) :
+			usyms_jit_name_now(f->us, l->tgid, l->vaddr);
 		if (!name && !f->plain_unknown)
 			name = l->text;
 		name = kept_name(f, name);
@@ -599,12 +602,19 @@ static const char *user_name(struct folder *f, struct lineage *ln,
 	uint64_t vaddr;
 
 	if (!name && usyms_deferred(f->us, tgid, addr, &file, &vaddr)) {
-		name = late_name(f, file, vaddr);
+		name = late_name(f, file, 0, vaddr, usyms_deferred_label(file));
 		if (ln && !htab_put(&ln->names, addr, version, (void *)name))
 			f->lin_entries++;
 	}
 	if (!name) {
 		name = usyms_name(f->us, tgid, addr);
+		if (!name && usyms_jit_late(f->us, tgid, addr)) {
+			name = late_name(f, NULL, tgid, addr, f->plain_unknown ?
+					 "[unknown]" : "[anon]");
+			if (ln && !htab_put(&ln->names, addr, version, (void *)name))
+				f->lin_entries++;
+			return name;
+		}
 		if (!name && !f->plain_unknown)
 			name = usyms_file_name(f->us, tgid, addr);
 		name = kept_name(f, name);

@@ -19,6 +19,13 @@
  * in containers), then by their path (processes that have exited).
  * Only regular files are read (ow_open_file()): these paths are under the
  * traced users' control, and a FIFO or device there must not block us.
+ * They are the traced users' files, so what they cost is bounded: names
+ * are interned (aliases of one string share one copy) and cut at
+ * SYM_NAME_MAX, a file's symbols and names bounded; a debug file is used
+ * only when its link names a file beside the binary's (no '/'), it is at
+ * most DEBUG_SIZE_MAX and owned by root or the binary's owner, and a CRC
+ * check stops after CRC_MS or at SIGINT (usyms_stop_flag()); what was
+ * left out is counted and said once (usyms_report()).
  * Each file is read once, cached by device and inode (a hash table), and
  * forgotten when unused for a while (usyms_sweep()), read again if needed.
  * Anonymous executable mappings (JIT code) are looked up in
@@ -32,10 +39,12 @@
 #include <libgen.h>
 #include <limits.h>
 #include <lzma.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "debuginfod.h"
@@ -46,12 +55,25 @@
 #include "usyms.h"
 #include "common/util.h"
 
+/*
+ * Bounds on what one file's symbols may take (the file is the traced
+ * user's): a name's bytes (a longer one is cut there), the symbols and
+ * the bytes of their names kept.  Names are interned: the symbols that
+ * share one string of the file's string table (or of Go's funcnametab)
+ * share one copy, so N aliases of one long name cost one name, not N.
+ */
+#define SYM_NAME_MAX	8192
+#define FILE_SYMS_MAX	(8u << 20)
+#define FILE_NAMES_MAX	(128u << 20)
+/* Debug files: at most this large (a link's file is read whole for its
+ * CRC; build-id ones are mapped); the CRC read stops after CRC_MS. */
+#define DEBUG_SIZE_MAX	(4ull << 30)
+#define CRC_MS		2000
+
 struct esym {
 	uint64_t addr, size;
-	size_t name;		/* offset into names */
-	int global;
-	char *demangled;	/* NULL: not yet, or not mangled (see tried) */
-	bool tried;
+	uint32_t name;		/* offset into names */
+	bool global;
 };
 
 struct seg {
@@ -66,6 +88,9 @@ struct efile {
 	size_t n, cap;
 	char *names;
 	size_t nlen, ncap;
+	struct htab by_ptr;	/* while a file is read: its string -> name + 1 */
+	struct htab demangled;	/* name -> its demangled copy, or not_mangled */
+	uint64_t lost[USYMS_LOST_NR];	/* not yet told usyms (tally()) */
 	struct seg *segs;
 	size_t nsegs, segcap;
 	bool fixed;		/* an executable that is not a PIE */
@@ -85,6 +110,20 @@ struct usyms {
 	size_t n, cap;
 	struct htab by_inode;	/* (dev, ino) -> file */
 	bool remote;		/* DEBUGINFOD_URLS names a server */
+	const volatile sig_atomic_t *stop;	/* usyms_stop_flag() */
+	struct htab tallied;	/* (dev, ino) of the files counted in lost */
+	uint64_t lost[USYMS_LOST_NR];
+	char first[PATH_MAX];	/* the first file with a loss */
+};
+
+/* What each count of usyms.lost is, for usyms_report(). */
+static const char *const lost_what[USYMS_LOST_NR] = {
+	[USYMS_LOST_CUT] = "names cut at 8192 bytes",
+	[USYMS_LOST_SYMS] = "symbols over a file's bounds (8M symbols, 128 MB of names)",
+	[USYMS_LOST_DBG_BIG] = "debug files over 4 GiB",
+	[USYMS_LOST_DBG_OWNER] = "debug files owned by neither root nor the file's owner",
+	[USYMS_LOST_DBG_LINK] = "debug links naming a path, not a file",
+	[USYMS_LOST_DBG_CRC] = "debug files whose CRC check was cut short (2 s, or the capture stopped)",
 };
 
 struct usyms *usyms_new(struct procmaps *pm)
@@ -103,10 +142,15 @@ struct usyms *usyms_new(struct procmaps *pm)
 	return u;
 }
 
+static char not_mangled;	/* e->demangled's value for a plain name */
+
 static void efile_free(struct efile *e)
 {
-	for (size_t i = 0; i < e->n; i++)
-		free(e->syms[i].demangled);
+	for (size_t i = 0; i < e->demangled.size; i++)
+		if (e->demangled.tab[i].val != &not_mangled)
+			free(e->demangled.tab[i].val);
+	htab_free(&e->demangled);
+	htab_free(&e->by_ptr);
 	free(e->syms);
 	free(e->names);
 	free(e->segs);
@@ -123,23 +167,60 @@ void usyms_free(struct usyms *u)
 		efile_free(u->files[i]);
 	free(u->files);
 	htab_free(&u->by_inode);
+	htab_free(&u->tallied);
 	perfmaps_free(u->jit);
 	free(u);
 }
 
-static int add_sym(struct efile *e, uint64_t addr, uint64_t size,
-		   const char *name, int global)
+/*
+ * name's offset in e->names: one copy per string of the file being read
+ * (e->by_ptr, by its address in the file's data, forgotten when the file
+ * is let go: forget_strings()), cut at SYM_NAME_MAX bytes; SIZE_MAX when
+ * the file's names are over FILE_NAMES_MAX (or out of memory).
+ */
+static size_t intern(struct efile *e, const char *name)
 {
-	size_t len = strlen(name) + 1;
+	void *v = htab_get(&e->by_ptr, (uintptr_t)name, 0);
+	size_t len, off;
 
-	if (!*name || ow_grow(&e->syms, &e->cap, e->n, sizeof(*e->syms)) < 0 ||
+	if (v)
+		return (uintptr_t)v - 1;
+	len = strnlen(name, SYM_NAME_MAX);
+	if (e->nlen + len + 1 > FILE_NAMES_MAX ||
 	    ow_grow(&e->names, &e->ncap, e->nlen + len, 1) < 0)
-		return -1;
+		return SIZE_MAX;
+	off = e->nlen;
+	memcpy(e->names + off, name, len);
+	e->names[off + len] = 0;
+	e->nlen += len + 1;
+	if (name[len])
+		e->lost[USYMS_LOST_CUT]++;
+	/* (not kept: the next alias takes a copy of its own, still bounded) */
+	htab_put(&e->by_ptr, (uintptr_t)name, 0, (void *)(uintptr_t)(off + 1));
+	return off;
+}
+
+/* The strings of a file let go (its memory may be another's next). */
+static void forget_strings(struct efile *e)
+{
+	htab_free(&e->by_ptr);
+}
+
+static void add_sym(struct efile *e, uint64_t addr, uint64_t size,
+		    const char *name, bool global)
+{
+	size_t off;
+
+	if (!*name)
+		return;
+	if (e->n >= FILE_SYMS_MAX || (off = intern(e, name)) == SIZE_MAX ||
+	    ow_grow(&e->syms, &e->cap, e->n, sizeof(*e->syms)) < 0) {
+		e->lost[USYMS_LOST_SYMS]++;
+		return;
+	}
 	e->syms[e->n++] = (struct esym){ .addr = addr, .size = size,
-					 .name = e->nlen, .global = global };
-	memcpy(e->names + e->nlen, name, len);
-	e->nlen += len;
-	return 0;
+					 .name = (uint32_t)off,
+					 .global = global };
 }
 
 /* Function symbols of one symbol table section. */
@@ -271,17 +352,51 @@ struct want {
 	size_t idlen;
 	bool has_crc;
 	uint32_t crc;
+	uid_t owner;		/* the file's owner: may own its debug file */
+	const volatile sig_atomic_t *stop;	/* the capture's stop, or NULL */
 };
 
-static bool crc_matches(int fd, uint32_t want)
+/*
+ * Whether fd's CRC is w's.  The file is read whole: within CRC_MS, and
+ * not past the capture's stop (SIGINT) if that comes while it is read
+ * (after the stop, the names of the output are made: only CRC_MS).
+ */
+static bool crc_matches(struct efile *e, int fd, const struct want *w)
 {
+	bool stopped = w->stop && *w->stop;
+	double end = ow_now_ms() + CRC_MS;
 	unsigned char buf[65536];
 	uLong crc = crc32(0, NULL, 0);
 	ssize_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		crc = crc32(crc, buf, n);
-	return !n && crc == want;
+		if (ow_now_ms() > end || (!stopped && w->stop && *w->stop)) {
+			e->lost[USYMS_LOST_DBG_CRC]++;
+			return false;
+		}
+	}
+	return !n && crc == w->crc;
+}
+
+/* Whether the debug file open on fd may be read: at most DEBUG_SIZE_MAX
+ * bytes, owned by root, us or the file's owner (another user's would
+ * name its functions as that user likes). */
+static bool debug_allowed(struct efile *e, int fd, const struct want *w)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	if ((uint64_t)st.st_size > DEBUG_SIZE_MAX) {
+		e->lost[USYMS_LOST_DBG_BIG]++;
+		return false;
+	}
+	if (st.st_uid && st.st_uid != geteuid() && st.st_uid != w->owner) {
+		e->lost[USYMS_LOST_DBG_OWNER]++;
+		return false;
+	}
+	return true;
 }
 
 /* Symbols from the debug file at path if it is the one w describes; true
@@ -294,6 +409,10 @@ static bool try_debug_fd(struct efile *e, int fd, const struct want *w)
 	bool ok;
 	Elf *elf;
 
+	if (fd >= 0 && !debug_allowed(e, fd, w)) {
+		close(fd);
+		return false;
+	}
 	elf = elf_of(fd);
 	if (!elf)
 		return false;
@@ -301,10 +420,11 @@ static bool try_debug_fd(struct efile *e, int fd, const struct want *w)
 	if (w->idlen)
 		ok = id && len == w->idlen && !memcmp(id, w->id, len);
 	else
-		ok = w->has_crc && crc_matches(fd, w->crc);
+		ok = w->has_crc && crc_matches(e, fd, w);
 	if (ok)
 		read_syms(e, elf);
 	elf_end(elf);
+	forget_strings(e);
 	close(fd);
 	return e->n > before;
 }
@@ -339,6 +459,10 @@ static bool debug_by_link(struct efile *e, Elf *elf, const char *file,
 	if (!d || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
 		return false;
 	name = d->d_buf;
+	if (!*name || strchr(name, '/')) {	/* a file beside this one */
+		e->lost[USYMS_LOST_DBG_LINK]++;
+		return false;
+	}
 	len = (strlen(name) + 4) & ~(size_t)3;	/* then the CRC, aligned */
 	if (len + 4 <= d->d_size) {
 		memcpy(&w->crc, (char *)d->d_buf + len, 4);
@@ -391,6 +515,7 @@ static bool minidebuginfo(struct efile *e, Elf *elf)
 		if (elf_kind(mem) == ELF_K_ELF)
 			read_syms(e, mem);
 		elf_end(mem);
+		forget_strings(e);
 	}
 	lzma_end(&xz);
 	free(buf);
@@ -399,7 +524,7 @@ static bool minidebuginfo(struct efile *e, Elf *elf)
 
 static void add_go_fn(void *e, uint64_t addr, uint64_t size, const char *name)
 {
-	add_sym(e, addr, size, name, 1);
+	add_sym(e, addr, size, name, true);
 }
 
 /*
@@ -409,9 +534,10 @@ static void add_go_fn(void *e, uint64_t addr, uint64_t size, const char *name)
  * for the debug file from the server, fetched after the capture.
  */
 static void read_debug(struct efile *e, Elf *elf, const char *path,
-		       bool remote)
+		       const struct usyms *u, uid_t owner)
 {
-	struct want w = { 0 };
+	struct want w = { .owner = owner, .stop = u->stop };
+	bool remote = u->remote;
 
 	w.id = build_id(elf, &w.idlen);
 	if (debug_by_build_id(e, &w) || debug_by_link(e, elf, path, &w) ||
@@ -455,10 +581,11 @@ static char *file_label(const char *path, bool changed)
 	return l;
 }
 
-static struct efile *load_file(uint32_t tgid, const struct pmap *m,
-			       bool remote)
+static struct efile *load_file(const struct usyms *u, uint32_t tgid,
+			       const struct pmap *m)
 {
 	struct efile *e = calloc(1, sizeof(*e));
+	struct stat st;
 	Elf *elf;
 	int fd;
 
@@ -474,13 +601,46 @@ static struct efile *load_file(uint32_t tgid, const struct pmap *m,
 		e->fixed = is_fixed(elf);
 		read_segs(e, elf);
 		if (!read_syms(e, elf))
-			read_debug(e, elf, m->path, remote);
+			read_debug(e, elf, m->path, u,
+				   fstat(fd, &st) ? 0 : st.st_uid);
 		elf_end(elf);
+		forget_strings(e);
 		close(fd);
 	}
 	if (e->n)
 		qsort(e->syms, e->n, sizeof(*e->syms), cmp_esym);
 	return e;
+}
+
+/* e's losses, into u's counts. */
+static void tally(struct usyms *u, const struct efile *e)
+{
+	bool any = false;
+
+	for (int i = 0; i < USYMS_LOST_NR; i++) {
+		u->lost[i] += e->lost[i];
+		any |= e->lost[i];
+	}
+	if (any && !u->first[0])
+		snprintf(u->first, sizeof(u->first), "%.*s",
+			 (int)procmaps_path_len(e->path ? e->path : ""),
+			 e->path ? e->path : "");
+}
+
+void usyms_report(const struct usyms *u)
+{
+	char list[1024];
+
+	if (ow_counts_list(list, sizeof(list), u->lost, lost_what, 0,
+			   USYMS_LOST_NR))
+		fprintf(stderr, OW_PROG ": warning: symbols not used: %s (first in %s)\n",
+			list, u->first);
+	perfmaps_report(u->jit);
+}
+
+void usyms_stop_flag(struct usyms *u, const volatile sig_atomic_t *stop)
+{
+	u->stop = stop;
 }
 
 static struct efile *get_file(struct usyms *u, uint32_t tgid,
@@ -502,13 +662,19 @@ static struct efile *get_file(struct usyms *u, uint32_t tgid,
 	}
 	if (ow_grow(&u->files, &u->cap, u->n, sizeof(*u->files)) < 0)
 		return NULL;
-	e = load_file(tgid, m, u->remote);
+	e = load_file(u, tgid, m);
 	if (!e)
 		return NULL;
 	if (m->ino && htab_put(&u->by_inode, m->dev, m->ino, e) < 0) {
 		efile_free(e);
 		return NULL;
 	}
+	/* a file read again (swept meanwhile) is counted once */
+	if (!m->ino || !htab_get(&u->tallied, m->dev, m->ino))
+		tally(u, e);
+	memset(e->lost, 0, sizeof(e->lost));
+	if (m->ino)
+		htab_put(&u->tallied, m->dev, m->ino, &not_mangled);
 	u->files[u->n++] = e;
 	return e;
 }
@@ -530,13 +696,23 @@ void usyms_sweep(struct usyms *u, unsigned max_idle)
 	}
 }
 
-static const char *sym_name(struct efile *e, struct esym *s)
+/* s's name, demangled once per distinct name (aliases share it). */
+static const char *sym_name(struct efile *e, const struct esym *s)
 {
-	if (!s->tried) {
-		s->tried = true;
-		s->demangled = ow_demangle(e->names + s->name);
+	const char *name = e->names + s->name;
+	char *d = htab_get(&e->demangled, s->name, 0);
+
+	if (!d) {
+		d = ow_demangle(name);
+		if (!d)
+			d = &not_mangled;
+		if (htab_put(&e->demangled, s->name, 0, d) < 0) {
+			if (d != &not_mangled)
+				free(d);
+			return name;
+		}
 	}
-	return s->demangled ? s->demangled : e->names + s->name;
+	return d == &not_mangled ? name : d;
 }
 
 static const char *lookup(struct efile *e, uint64_t vaddr)
@@ -593,6 +769,21 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr)
 	return e ? lookup(e, vaddr) : NULL;
 }
 
+bool usyms_jit_late(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	uint64_t vaddr;
+	bool jit;
+
+	file_at(u, tgid, addr, &vaddr, &jit);
+	return jit && procmaps_find(u->pm, tgid, addr) &&
+	       perfmaps_has(u->jit, tgid);
+}
+
+const char *usyms_jit_name_now(struct usyms *u, uint32_t tgid, uint64_t addr)
+{
+	return perfmaps_name_now(u->jit, tgid, addr);
+}
+
 bool usyms_deferred(struct usyms *u, uint32_t tgid, uint64_t addr,
 		    const void **file, uint64_t *vaddr)
 {
@@ -610,7 +801,7 @@ void usyms_fetch(struct usyms *u)
 {
 	for (size_t i = 0; i < u->n; i++) {
 		struct efile *e = u->files[i];
-		struct want w = { e->id, e->idlen, false, 0 };
+		struct want w = { e->id, e->idlen, false, 0, geteuid(), NULL };
 		char *path;
 		int fd;
 
@@ -622,6 +813,8 @@ void usyms_fetch(struct usyms *u)
 			qsort(e->syms, e->n, sizeof(*e->syms), cmp_esym);
 		else if (fd >= 0)
 			dbgfetch_unused();	/* another build's: never used */
+		tally(u, e);
+		memset(e->lost, 0, sizeof(e->lost));
 		free(path);
 	}
 }
@@ -663,7 +856,8 @@ void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 
 		b += sizeof(*e) + (e->label ? strlen(e->label) + 1 : 0) +
 		     e->cap * sizeof(*e->syms) + e->ncap +
-		     e->segcap * sizeof(*e->segs);
+		     e->segcap * sizeof(*e->segs) +
+		     e->demangled.size * sizeof(*e->demangled.tab);
 	}
 	*files = u->n;
 	perfmaps_counts(u->jit, jits, bytes);

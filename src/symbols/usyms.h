@@ -5,10 +5,22 @@
 #ifndef OW_USYMS_H
 #define OW_USYMS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "procmaps.h"
+
+/* What the bounds on a traced user's files left out (usyms_report()). */
+enum {
+	USYMS_LOST_CUT,		/* names cut at their bound */
+	USYMS_LOST_SYMS,	/* symbols over a file's bounds */
+	USYMS_LOST_DBG_BIG,	/* debug files refused: too large */
+	USYMS_LOST_DBG_OWNER,	/* ... another user's */
+	USYMS_LOST_DBG_LINK,	/* debug links with a '/' */
+	USYMS_LOST_DBG_CRC,	/* CRC checks cut short */
+	USYMS_LOST_NR
+};
 
 struct usyms;
 
@@ -28,6 +40,13 @@ const char *usyms_name(struct usyms *u, uint32_t tgid, uint64_t addr);
  */
 bool usyms_deferred(struct usyms *u, uint32_t tgid, uint64_t addr,
 		    const void **file, uint64_t *vaddr);
+/*
+ * Whether addr in tgid is JIT code (anonymous memory) of a process whose
+ * perf map we read but which has no line for it (yet): the runtime may
+ * write it later, usyms_jit_name_now() reads the map again at the end.
+ */
+bool usyms_jit_late(struct usyms *u, uint32_t tgid, uint64_t addr);
+const char *usyms_jit_name_now(struct usyms *u, uint32_t tgid, uint64_t addr);
 /* Fetch the debug files of the deferred files asked about (debuginfod.c:
  * within its deadline); each is used only if its build id is the file's. */
 void usyms_fetch(struct usyms *u);
@@ -51,6 +70,14 @@ void usyms_sweep(struct usyms *u, unsigned max_idle);
  * randomised).
  */
 bool usyms_fixed(struct usyms *u, uint32_t tgid, uint64_t addr);
+/*
+ * The capture's stop flag (set by SIGINT): a debug file's CRC check
+ * that is under way when it is set ends there (the file not used).
+ */
+void usyms_stop_flag(struct usyms *u, const volatile sig_atomic_t *stop);
+/* One warning line for what was left out, if anything (and the JIT
+ * maps', perfmaps_report()). */
+void usyms_report(const struct usyms *u);
 /* The ELF files and JIT maps kept, and the bytes their symbols take. */
 void usyms_counts(const struct usyms *u, size_t *files, size_t *jits,
 		  size_t *bytes);

@@ -69,6 +69,7 @@
 #include <unistd.h>
 #include "capture.h"
 #include "engine.h"
+#include "kbtf.h"
 #include "kstack_cache.h"
 #include "ustack_cache.h"
 #include "memstats.h"
@@ -213,16 +214,13 @@ static unsigned env_uint(const char *name, unsigned def)
 /* Whether the kernel has the bare tracepoint name (its BTF says so). */
 static bool kernel_has_tp(const char *name)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = kbtf();
 	char type[64];
-	bool has;
 
 	if (!btf)
 		return false;
 	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	has = btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
-	return has;
+	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
 }
 
 /* Rows that fit --unwind-memory (struct ow_urow: 8 bytes). */
@@ -952,7 +950,7 @@ static void kstack_cache(struct capture *c)
 		c->kc_off = "OFFWAKE_KSTACK_CACHE=0";
 		return;
 	}
-	if (kstack_cache_find(NULL, &t, &c->kc_off))
+	if (kstack_cache_find(c->fo.ks, &t, &c->kc_off))
 		return;
 	c->skel->bss->kc_orc_ip = t.ip;
 	c->skel->bss->kc_orc = t.orc;
@@ -1284,6 +1282,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		return -1;
 	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
+	kbtf_free();		/* start-up's questions to it are done */
 	/* before attaching too: the waking program is not held back until
 	 * armed, and without the system call entry an interrupt's waker
 	 * passes for process context (its user stack walked, its process's

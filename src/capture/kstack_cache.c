@@ -12,16 +12,11 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include "kbtf.h"
 #include "kstack_cache.h"
 #include "stack_cache.h"
 #include "common/util.h"
-
-/* The symbols, in struct kc_orc's order of need. */
-static const char *const syms[] = {
-	"__start_orc_unwind_ip", "__stop_orc_unwind_ip", "__start_orc_unwind",
-	"_stext", "_etext",
-};
-#define NSYMS (sizeof(syms) / sizeof(*syms))
+#include "symbols/ksyms.h"
 
 /* struct orc_entry as the BPF side reads it: member, bit offset, bits. */
 static const struct {
@@ -36,7 +31,7 @@ static const struct {
 /* Whether the kernel's struct orc_entry is 6 bytes laid out as above. */
 static bool layout_ok(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = kbtf();
 	const struct btf_type *t;
 	const struct btf_member *m;
 	bool ok = false;
@@ -59,52 +54,38 @@ static bool layout_ok(void)
 	}
 	ok = true;
 out:
-	btf__free(btf);
 	return ok;
 }
 
-int kstack_cache_find(const char *path, struct kc_orc *t, const char **why)
+int kstack_cache_find(const struct ksyms *ks, struct kc_orc *t,
+		      const char **why)
 {
-	uint64_t at[NSYMS] = { 0 };
-	unsigned long long addr;
-	char line[512], name[256], type;
-	size_t found = 0;
-	FILE *f;
+	uint64_t ip = ksyms_mark(ks, KSYMS_ORC_IP_START),
+		 ip_end = ksyms_mark(ks, KSYMS_ORC_IP_STOP),
+		 orc = ksyms_mark(ks, KSYMS_ORC_START),
+		 lo = ksyms_mark(ks, KSYMS_TEXT_START),
+		 hi = ksyms_mark(ks, KSYMS_TEXT_END);
 
 	memset(t, 0, sizeof(*t));
 	if (!layout_ok()) {
 		*why = "the kernel's ORC entries are not of the layout known";
 		return -1;
 	}
-	f = fopen(path ? path : "/proc/kallsyms", "r");
-	if (!f) {
-		*why = "/proc/kallsyms not readable";
-		return -1;
-	}
-	while (found < NSYMS && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3)
-			for (size_t i = 0; i < NSYMS; i++)
-				if (!at[i] && addr && !strcmp(name, syms[i])) {
-					at[i] = addr;
-					found++;
-				}
-	fclose(f);
-	if (found < NSYMS || at[1] <= at[0] || (at[1] - at[0]) % 4 ||
-	    at[4] <= at[3]) {
+	if (!ip || !orc || !lo || ip_end <= ip || (ip_end - ip) % 4 || hi <= lo) {
 		*why = "no ORC table in /proc/kallsyms";
 		return -1;
 	}
-	t->ip = at[0];
-	t->nr = (at[1] - at[0]) / 4;
-	t->orc = at[2];
-	t->text_lo = at[3];
-	t->text_hi = at[4];
+	t->ip = ip;
+	t->nr = (ip_end - ip) / 4;
+	t->orc = orc;
+	t->text_lo = lo;
+	t->text_hi = hi;
 	return 0;
 }
 
 bool kstack_cache_direct(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = kbtf();
 	int id = btf ? btf__find_by_name_kind(btf, "bpf_rdonly_cast",
 					      BTF_KIND_FUNC) : -1;
 	/* r0 = *(u64 *)bpf_rdonly_cast(r1 = a kernel address, 0); return 0
@@ -123,7 +104,6 @@ bool kstack_cache_direct(void)
 	};
 	int fd;
 
-	btf__free(btf);
 	if (id <= 0)
 		return false;
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", prog,

@@ -17,10 +17,13 @@ struct kc_orc {
 	uint64_t ip, orc, nr, text_lo, text_hi;
 };
 
-/* Find it (path: /proc/kallsyms when NULL); 0, or -1 with *why set (the
- * cache stays off: a kernel without ORC, another ORC layout, no
- * symbols). */
-int kstack_cache_find(const char *path, struct kc_orc *t, const char **why);
+struct ksyms;
+
+/* Find it, from the kernel's symbols ks (symbols/ksyms.h: their marks); 0,
+ * or -1 with *why set (the cache stays off: a kernel without ORC,
+ * another ORC layout, no symbols). */
+int kstack_cache_find(const struct ksyms *ks, struct kc_orc *t,
+		      const char **why);
 
 /* Whether this kernel lets a program load through a number cast to a
  * pointer (bpf_rdonly_cast() to void): kc_read()'s fast way. */

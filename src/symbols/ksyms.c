@@ -26,7 +26,29 @@ struct ksyms {
 	size_t n, cap;
 	char *names;
 	size_t nlen, ncap;
+	uint64_t marks[KSYMS_NMARKS];
 };
+
+/* enum ksyms_mark's names, in its order. */
+static const char *const mark_names[KSYMS_NMARKS] = {
+	"__start_orc_unwind_ip", "__stop_orc_unwind_ip", "__start_orc_unwind",
+	"_stext", "_etext",
+};
+
+/* name's mark, if it is one not seen yet (all start with '_'). */
+static void mark(struct ksyms *k, uint64_t addr, const char *name)
+{
+	if (name[0] != '_' || !addr)
+		return;
+	for (size_t i = 0; i < KSYMS_NMARKS; i++)
+		if (!k->marks[i] && !strcmp(name, mark_names[i]))
+			k->marks[i] = addr;
+}
+
+uint64_t ksyms_mark(const struct ksyms *k, enum ksyms_mark m)
+{
+	return k && m < KSYMS_NMARKS ? k->marks[m] : 0;
+}
 
 static int cmp_ksym(const void *a, const void *b)
 {
@@ -65,6 +87,7 @@ struct ksyms *ksyms_load(const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
+		mark(k, addr, name);
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		/* Padding before functions, not functions. */

@@ -13,6 +13,20 @@ struct ksyms;
 
 /* Load and sort /proc/kallsyms (or path); NULL with errno on failure. */
 struct ksyms *ksyms_load(const char *path);
+
+/* Addresses of data symbols the capture needs besides the text ones,
+ * taken in the same pass over kallsyms (the kernel stack cache's ORC
+ * table, the kernel text's bounds). */
+enum ksyms_mark {
+	KSYMS_ORC_IP_START,	/* __start_orc_unwind_ip */
+	KSYMS_ORC_IP_STOP,	/* __stop_orc_unwind_ip */
+	KSYMS_ORC_START,	/* __start_orc_unwind */
+	KSYMS_TEXT_START,	/* _stext */
+	KSYMS_TEXT_END,		/* _etext */
+	KSYMS_NMARKS
+};
+/* Its address (the first one kallsyms lists), or 0 when not there. */
+uint64_t ksyms_mark(const struct ksyms *k, enum ksyms_mark m);
 void ksyms_free(struct ksyms *k);
 
 /* Where the function name is, with the labels inside it (symbols whose

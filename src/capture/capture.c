@@ -79,6 +79,7 @@
 #include "unwind/table_cache.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "base/outfile.h"
 
 #define DRAIN_MS	500
 #define DRAIN_FAST_MS	100
@@ -1157,6 +1158,26 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * OFFWAKE_MEMSTATS=FILE, opened before the start (a bad FILE fails at
+ * once) and as -o's files are: no link another user planted in /tmp.
+ */
+static int memstats_open(struct capture *c)
+{
+	const char *path = getenv("OFFWAKE_MEMSTATS"), *why;
+	int fd;
+
+	if (!path || !*path)
+		return 0;
+	fd = ow_outfile_append(path, &why);
+	if (fd >= 0 && (c->memstats = fdopen(fd, "a")))
+		return 0;
+	ow_err("OFFWAKE_MEMSTATS=%s: %s", path, why ? why : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* The name of the task the kernel hid (read now: it may exit later). */
 static void name_hidden(struct capture *c)
 {
@@ -1256,7 +1277,6 @@ void capture_stop(void)
 int capture_start(struct capture *c, const struct capture_cfg *o,
 		  struct progress *pg)
 {
-	const char *ms_path = getenv("OFFWAKE_MEMSTATS");
 	struct ender *ender;
 	unsigned arm_delay;
 
@@ -1271,6 +1291,8 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		return -1;
 	}
 	install_signals();
+	if (memstats_open(c))
+		return -1;
 	/* kallsyms after the load: it names our programs, shown as plumbing */
 	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
 		return -1;
@@ -1293,8 +1315,6 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
-	if (ms_path && *ms_path)
-		c->memstats = fopen(ms_path, "ae");
 	if (stop) {	/* SIGINT or SIGTERM while starting: not armed, CMD
 			 * not let exec (it exits, 127), nothing traced */
 		c->start = now_s();

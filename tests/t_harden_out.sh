@@ -117,3 +117,72 @@ if [ $st -eq 0 ] && untouched snap.victim && grep -qxF "offwake-svg: sticky/snap
 else
 	fail out_snapshot_link_refused "status $st, victim: $(head -c 60 snap.victim), stderr: $(head -c 300 snap.err)"
 fi
+
+# ---- 10: a signal while starting ---------------------------------------
+# prog_ids PID / links PID: the BPF programs / links PID holds
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2> /dev/null; }
+links() { grep -h '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null; }
+# loading PID: until PID holds a BPF program but no link yet: its first
+# programs loaded, the others still loading (the verifier takes seconds
+# here), 1 if it got past that or ended first.  The program is held for
+# 50 ms at least: not one of libbpf's probes of the kernel's features.
+loading() {
+	local ids
+	for _ in $(seq 12000); do	# 60 s: a loaded machine, an ASan build
+		kill -0 "$1" 2> /dev/null || return 1
+		ids=$(prog_ids "$1")
+		if [ -n "$ids" ]; then
+			sleep 0.05
+			[ "$(prog_ids "$1" | grep -cxF "$ids")" -gt 0 ] || continue
+			[ -z "$(links "$1")" ]
+			return
+		fi
+		sleep 0.005
+	done
+	return 1
+}
+now() { date +%s%N; }
+LIMIT_MS=1500	# asked: 0.5 s; room for a loaded machine (before: >= 2.3 s,
+		# a whole program's verification again, and the rest of the start)
+
+# at_start NAME SIG WAIT OPTIONS...: the capture, signalled once WAIT
+# (loading or attached) says so: it ends within LIMIT_MS with status
+# 128 + SIG and the message; the -o file keep.svg (existing: "GOOD") is
+# left as it was and nothing else made in out/; CMD's child is gone.
+at_start() {
+	local name=$1 sig=$2 wait=$3 ow st t0 t1 kid left; shift 3
+	rm -rf out && mkdir out && echo GOOD > out/keep.svg
+	# (SIGHUP as by default: a nohup run of the tests ignores it)
+	env --default-signal=HUP "$OFFWAKE" -q "$@" > "$name.out" 2> "$name.err" & ow=$!
+	if ! $wait $ow; then
+		kill -9 $ow 2> /dev/null; wait $ow 2> /dev/null
+		skip "$name" "did not catch the capture $wait (the load too quick?): $(head -c 200 "$name.err")"
+		return
+	fi
+	kid=$(pgrep -P $ow)
+	t0=$(now)
+	kill -s "$sig" $ow
+	wait $ow; st=$?
+	t1=$(now)
+	left=$(ls out | tr '\n' ' ')
+	sleep 0.1
+	if [ $st -eq $((128 + $(kill -l "$sig"))) ] &&
+	   [ $(( (t1 - t0) / 1000000 )) -lt $LIMIT_MS ] &&
+	   grep -qx "offwake-svg: interrupted (SIG$sig) before tracing started: nothing was traced" "$name.err" &&
+	   [ "$(cat out/keep.svg)" = GOOD ] && [ "$left" = "keep.svg " ] &&
+	   { [ -z "$kid" ] || ! kill -0 "$kid" 2> /dev/null; } && [ ! -e out/ran ]; then
+		pass "$name"
+	else
+		fail "$name" "status $st after $(( (t1 - t0) / 1000000 )) ms, out/: $left, keep.svg: $(head -c 40 out/keep.svg), child $kid: $(kill -0 "$kid" 2> /dev/null && echo running || echo gone), stderr: $(head -c 300 "$name.err")"
+	fi
+}
+at_start out_sigint_while_loading INT loading -p $SLEEPER -o out/keep.svg 30
+at_start out_sigterm_while_loading TERM loading -p $SLEEPER -o out/keep.svg 30
+at_start out_sighup_while_loading HUP loading -p $SLEEPER -o out/keep.svg 30
+# -- CMD: not run, its waiting child gone; no -o file made
+at_start out_sigint_while_loading_cmd INT loading -o out/new.svg -- sh -c ": > $TMPD/out/ran"
+# attached, not armed yet (OFFWAKE_ARM_DELAY_MS: the gap after attaching)
+export OFFWAKE_ARM_DELAY_MS=20000
+at_start out_sigint_while_attached INT attached -p $SLEEPER -o out/keep.svg 30
+at_start out_sighup_while_attached HUP attached -p $SLEEPER -o out/keep.svg 30
+unset OFFWAKE_ARM_DELAY_MS

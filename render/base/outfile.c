@@ -15,6 +15,14 @@
  * regular file.  A symbolic link is written through (its target, or the
  * missing file it names, is replaced atomically in the target's
  * directory), or, with OW_OUT_NOFOLLOW, refused.
+ *
+ * The links are followed here, not by the kernel, so fs.protected_symlinks
+ * would not apply: its rule is applied to each link of the chain instead
+ * (whatever the sysctl says), and a link another user made in a sticky
+ * world-writable directory (/tmp) is refused; root writing -o
+ * /tmp/NAME must not replace the file a user's link there names.  The
+ * file found is then replaced by name (rename does not follow a link
+ * made meanwhile) or opened O_NOFOLLOW.
  */
 #include "outfile.h"
 #include "errmsg.h"
@@ -22,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -29,8 +38,39 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* The file a chain of symbolic links ends at (which may not exist). */
-static char *resolve_links(const char *name)
+static const char not_followed[] =
+	"a symbolic link another user owns in a sticky world-writable directory (not followed)";
+
+/* The directory path is in ("." for a bare name), or NULL (ENOMEM). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) :
+		       strdup(".");
+}
+
+/*
+ * Whether the link p (lnk: its lstat) may be followed, by the kernel's
+ * protected_symlinks rule: yes unless its directory is sticky and
+ * world-writable, there only when the link is ours or the directory
+ * owner's.
+ */
+static bool may_follow(const char *p, const struct stat *lnk)
+{
+	char *dir = dir_of(p);
+	struct stat d;
+	bool ok = dir && !stat(dir, &d) &&
+		  ((d.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH) ||
+		   lnk->st_uid == geteuid() || lnk->st_uid == d.st_uid);
+
+	free(dir);
+	return ok;
+}
+
+/* The file a chain of symbolic links ends at (which may not exist), or
+ * NULL with errno (and *why when a link may not be followed). */
+static char *resolve_links(const char *name, const char **why)
 {
 	char *p = strdup(name);
 	struct stat st;
@@ -38,9 +78,11 @@ static char *resolve_links(const char *name)
 	for (int hops = 0; p; hops++) {
 		if (lstat(p, &st) || !S_ISLNK(st.st_mode))
 			return p;
-		if (hops == 40) {
+		if (hops == 40 || !may_follow(p, &st)) {
+			if (hops < 40)
+				*why = not_followed;
 			free(p);
-			errno = ELOOP;
+			errno = hops == 40 ? ELOOP : EACCES;
 			return NULL;
 		}
 		char link[PATH_MAX];
@@ -87,8 +129,7 @@ static int open_socket(const char *path)
 static int open_unnamed(const char *path)
 {
 #ifdef O_TMPFILE
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	char *dir = dir_of(path);
 	int fd = dir ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666) : -1;
 
 	free(dir);
@@ -122,21 +163,23 @@ int ow_outfile_open(struct ow_outfile *o, const char *name, int flags)
 	memset(o, 0, sizeof(*o));
 	if (lstat(name, &st) == 0 && S_ISLNK(st.st_mode) && (flags & OW_OUT_NOFOLLOW))
 		return fail_open(o, -1, ELOOP, "a symbolic link (not followed)");
-	if (stat(name, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (!(o->path = resolve_links(name, &o->why)))
+		return fail_open(o, -1, errno, o->why);
+	if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return fail_open(o, -1, EISDIR, NULL);
 		if (flags & OW_OUT_NOFOLLOW)
 			return fail_open(o, -1, EINVAL, "not a regular file");
-		/* a device, FIFO or socket: written in place */
-		fd = S_ISSOCK(st.st_mode) ? open_socket(name) :
-		     open(name, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		/* a device, FIFO or socket: written in place (a link
+		 * made there meanwhile is not followed) */
+		fd = S_ISSOCK(st.st_mode) ? open_socket(o->path) :
+		     S_ISLNK(st.st_mode) ? (errno = ELOOP, -1) :
+		     open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
 		if (fd < 0 || !(o->f = fdopen(fd, "w")))
 			return fail_open(o, fd, errno, NULL);
 		o->direct = 1;
 		return 0;
 	}
-	if (!(o->path = resolve_links(name)))
-		return fail_open(o, -1, errno, NULL);
 	if ((flags & OW_OUT_WRITABLE) && access(o->path, W_OK) && errno != ENOENT)
 		return fail_open(o, -1, errno, NULL);
 	fd = open_unnamed(o->path);
@@ -210,6 +253,20 @@ int ow_outfile_close(struct ow_outfile *o, int keep)
 	o->tmp = o->path = NULL;
 	errno = err;
 	return err ? -1 : 0;
+}
+
+int ow_outfile_append(const char *name, const char **why)
+{
+	char *p;
+	int fd;
+
+	*why = NULL;
+	if (!(p = resolve_links(name, why)))
+		return -1;
+	fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
+		  0666);
+	free(p);
+	return fd;
 }
 
 const char *ow_outfile_strerror(const struct ow_outfile *o, int err)

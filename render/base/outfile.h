@@ -13,7 +13,9 @@
  * An output file: a regular file (or a new name) is written to a temporary
  * file in its directory (unnamed where the file system allows) and put in
  * place when closed with keep; a device, FIFO or socket is written
- * directly; a symbolic link is written through (its target replaced).
+ * directly; a symbolic link is written through (its target replaced),
+ * unless another user made it in a sticky world-writable directory (the
+ * kernel's protected_symlinks rule: refused, EACCES).
  */
 struct ow_outfile {
 	FILE *f;		/* write here */
@@ -32,6 +34,10 @@ int ow_outfile_open(struct ow_outfile *o, const char *name, int flags);
 /* Flush and put in place (keep), or remove what was written (!keep, or
  * an error); 0, or -1 with errno. */
 int ow_outfile_close(struct ow_outfile *o, int keep);
+/* A file opened to append to (created if missing), its links followed
+ * by the same rule: a file descriptor, or -1 with errno (and *why when
+ * errno does not say it). */
+int ow_outfile_append(const char *name, const char **why);
 /* Why ow_outfile_open failed: o->why, else ow_strerror(err). */
 const char *ow_outfile_strerror(const struct ow_outfile *o, int err);
 

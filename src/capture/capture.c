@@ -80,6 +80,7 @@
 #include "unwind/table_cache.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "base/outfile.h"
 
 #define DRAIN_MS	500
 #define DRAIN_FAST_MS	100
@@ -120,7 +121,21 @@
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
 static volatile sig_atomic_t stop;
-static volatile sig_atomic_t got_signal;	/* SIGINT or SIGTERM, or 0 */
+static volatile sig_atomic_t got_signal;	/* SIGINT, SIGTERM or SIGHUP, or 0 */
+/*
+ * A signal while the programs load: the verifier gives up at a pending
+ * signal (EAGAIN), but libbpf loads again, 5 times (2.3 s a program here),
+ * and the handler has taken the signal by then: while loading, the
+ * handler starts the nudge timer, whose signal (no-op) is pending again
+ * every NUDGE_MS, until the load has failed.
+ */
+#define NUDGE_MS	5
+#ifndef sigev_notify_thread_id	/* glibc before 2.38 does not name it */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+static volatile sig_atomic_t loading;	/* a load runs, the nudge exists */
+static timer_t nudge;
+static bool have_nudge;
 static double slow_factor;	/* OFFWAKE_SLOW_READER; <= 1: off */
 static double slow_debt;	/* seconds of sleep owed */
 
@@ -174,8 +189,19 @@ static double ender_stop(struct ender *e)
 
 static void on_signal(int sig)
 {
-	got_signal = sig;
+	static const struct itimerspec every = {
+		{ 0, NUDGE_MS * 1000000L }, { 0, NUDGE_MS * 1000000L } };
+
+	if (!got_signal)
+		got_signal = sig;
 	stop = 1;
+	if (loading)
+		timer_settime(nudge, 0, &every, NULL);
+}
+
+static void on_nudge(int sig)
+{
+	(void)sig;
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -363,7 +389,16 @@ static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 		bpf_object__for_each_program(p, s->obj)
 			bpf_program__set_log_level(p, 4);	/* BPF_LOG_STATS */
 	}
+	if (stop) {	/* a signal while starting: not loaded */
+		offwake_bpf__destroy(s);
+		*err = EINTR;
+		return NULL;
+	}
+	loading = have_nudge;
 	*err = offwake_bpf__load(s);
+	loading = 0;
+	if (have_nudge)
+		timer_settime(nudge, 0, &(struct itimerspec){ 0 }, NULL);
 	if (*err) {
 		*err = -*err;
 		offwake_bpf__destroy(s);
@@ -1110,6 +1145,8 @@ static int load(struct capture *c, const struct capture_cfg *o)
 	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
 						   libbpf_quiet);
 	c->skel = force_raw ? NULL : open_load(o, false, &err);
+	if (!c->skel && stop)
+		return -1;	/* interrupted: no message, no other set */
 	if (!c->skel && (force_raw || (err != EPERM && err != EACCES))) {
 		c->skel = open_load(o, true, force_raw ? &err : &err2);
 		/* said: the raw_tp set walks user stacks by frame pointers */
@@ -1117,6 +1154,8 @@ static int load(struct capture *c, const struct capture_cfg *o)
 			fprintf(stderr, OW_PROG ": warning: the tp_btf programs did not load (%s): tracing with the raw_tp ones, user stacks by frame pointers only (%s)\n",
 				strerror(err), load_hint(err));
 	}
+	if (!c->skel && stop)
+		return -1;
 	if (!c->skel) {
 		ow_err("loading the BPF programs: %s: %s", strerror(err),
 		       load_hint(err));
@@ -1154,13 +1193,74 @@ static int attach(struct capture *c)
 	return err ? -1 : 0;
 }
 
+/*
+ * The signals that end a capture (its output still written) or, before it
+ * is armed, its start (nothing traced, no output: run.c).  SIGHUP (the
+ * terminal was closed) too, unless it is ignored (nohup); SIGINT is taken
+ * even when ignored (a script's background job starts so).
+ */
+static const struct {
+	int sig;
+	bool keep_ignored;
+} ending_signals[] = {
+	{ SIGINT, false },
+	{ SIGTERM, false },
+	{ SIGHUP, true },
+};
+
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, old;
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(*ending_signals); i++) {
+		int sig = ending_signals[i].sig;
+
+		if (ending_signals[i].keep_ignored &&
+		    (sigaction(sig, NULL, &old) || old.sa_handler == SIG_IGN))
+			continue;
+		sigaction(sig, &sa, NULL);
+	}
+	/* the nudge: to this thread, the one that loads the programs (a
+	 * signal may go to another: the load is cut short all the same) */
+	sa.sa_handler = on_nudge;
+	ev.sigev_signo = SIGRTMIN;
+	ev.sigev_notify_thread_id = gettid();
+	if (!have_nudge)
+		have_nudge = !sigaction(SIGRTMIN, &sa, NULL) &&
+			     !timer_create(CLOCK_MONOTONIC, &ev, &nudge);
+}
+
+/* The start cut short by a signal (stop before the arming): nothing
+ * traced, -- CMD not let exec (it exits, 127); -1. */
+static int interrupted(struct capture *c)
+{
+	c->interrupted = got_signal ? got_signal : SIGINT;
+	if (c->cfg.cmd_go >= 0)
+		close(c->cfg.cmd_go);
+	c->cfg.cmd_go = -1;
+	return -1;
+}
+
+/*
+ * OFFWAKE_MEMSTATS=FILE, opened before the start (a bad FILE fails at
+ * once) and as -o's files are: no link another user planted in /tmp.
+ */
+static int memstats_open(struct capture *c)
+{
+	const char *path = getenv("OFFWAKE_MEMSTATS"), *why;
+	int fd;
+
+	if (!path || !*path)
+		return 0;
+	fd = ow_outfile_append(path, &why);
+	if (fd >= 0 && (c->memstats = fdopen(fd, "a")))
+		return 0;
+	ow_err("OFFWAKE_MEMSTATS=%s: %s", path, why ? why : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 /* The name of the task the kernel hid (read now: it may exit later). */
@@ -1262,7 +1362,6 @@ void capture_stop(void)
 int capture_start(struct capture *c, const struct capture_cfg *o,
 		  struct progress *pg)
 {
-	const char *ms_path = getenv("OFFWAKE_MEMSTATS");
 	struct ender *ender;
 	unsigned arm_delay;
 
@@ -1277,9 +1376,12 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		return -1;
 	}
 	install_signals();
-	/* kallsyms after the load: it names our programs, shown as plumbing */
-	if (load(c, o) || folder_init(&c->fo, c->pm, &c->stacks))
+	if (memstats_open(c))
 		return -1;
+	/* kallsyms after the load: it names our programs, shown as plumbing;
+	 * a signal is looked for after each step (the load's own: above) */
+	if (load(c, o) || stop || folder_init(&c->fo, c->pm, &c->stacks) || stop)
+		return stop ? interrupted(c) : -1;
 	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
 	kbtf_free();		/* start-up's questions to it are done */
@@ -1288,8 +1390,8 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	 * passes for process context (its user stack walked, its process's
 	 * tables built, though neither traced nor a waker shown) */
 	syscall_entry(c);
-	if (attach(c))
-		return -1;
+	if (stop || attach(c))
+		return stop ? interrupted(c) : -1;
 	if ((arm_delay = env_uint("OFFWAKE_ARM_DELAY_MS", 0)))
 		nanosleep(&(struct timespec){ arm_delay / 1000,
 					      arm_delay % 1000 * 1000000L }, NULL);
@@ -1301,16 +1403,8 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
-	if (ms_path && *ms_path)
-		c->memstats = fopen(ms_path, "ae");
-	if (stop) {	/* SIGINT or SIGTERM while starting: not armed, CMD
-			 * not let exec (it exits, 127), nothing traced */
-		c->start = now_s();
-		c->interrupted = got_signal ? got_signal : SIGINT;
-		if (o->cmd_go >= 0)
-			close(o->cmd_go);
-		return 0;
-	}
+	if (stop)	/* the last look before the arming */
+		return interrupted(c);
 	/* the traced window is the one stated: it starts here (everything
 	 * attached, kernel symbols read) and ends at the disarming in
 	 * capture_finish() */
@@ -1325,6 +1419,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		if (write(o->cmd_go, "x", 1) != 1)
 			ow_err("starting the command: %s", strerror(errno));
 		close(o->cmd_go);
+		c->cfg.cmd_go = -1;
 	}
 	c->end = o->duration ? c->start + o->duration : 0;
 	for (size_t i = 0; i < NTICKS; i++)
@@ -1493,6 +1588,17 @@ double capture_seconds(const struct capture *c)
 bool capture_empty(const struct capture *c)
 {
 	return !c->agg.n;
+}
+
+int capture_interrupted(const struct capture *c)
+{
+	if (c->interrupted) {
+		const char *sig = sigabbrev_np(c->interrupted);
+
+		ow_err("interrupted (SIG%s) before tracing started: nothing was traced",
+		       sig ? sig : "?");
+	}
+	return c->interrupted;
 }
 
 bool capture_cmd_status(const struct capture *c, int *status)
@@ -1819,14 +1925,6 @@ void capture_report_empty(const struct capture *c)
 	char filters[256] = "", *f = filters;
 	size_t room = sizeof(filters);
 	int n;
-
-	if (c->interrupted) {
-		const char *sig = sigabbrev_np(c->interrupted);
-
-		ow_err("interrupted (SIG%s) before tracing started: nothing was traced",
-		       sig ? sig : "?");
-		return;
-	}
 
 #define ADD(...) do { n = snprintf(f, room, __VA_ARGS__); \
 		      if (n > 0 && (size_t)n < room) { f += n; room -= n; } } while (0)

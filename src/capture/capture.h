@@ -25,10 +25,12 @@ struct progress;
 /* A session; NULL when out of memory (message printed). */
 struct capture *capture_new(void);
 /* Load, attach and arm the programs, let -- CMD exec; 0 or -1 (message
- * printed).  The status line is shown on pg (may be NULL). */
+ * printed, or a signal came first: capture_interrupted()).  The status
+ * line is shown on pg (may be NULL). */
 int capture_start(struct capture *c, const struct capture_cfg *cfg,
 		  struct progress *pg);
-/* Run the loop until the DURATION ends, capture_stop(), SIGINT or SIGTERM,
+/* Run the loop until the DURATION ends, capture_stop(), SIGINT, SIGTERM
+ * or SIGHUP,
  * or -- CMD exits; 0 or -1 (message printed). */
 int capture_loop(struct capture *c);
 /* Ask the loop to return (async-signal-safe). */
@@ -58,6 +60,9 @@ void capture_free(struct capture *c);
 double capture_seconds(const struct capture *c);
 /* Whether anything was captured. */
 bool capture_empty(const struct capture *c);
+/* The signal that ended the start before tracing started (said on
+ * standard error: nothing was traced), or 0. */
+int capture_interrupted(const struct capture *c);
 /* -- CMD's wait status when it exited during the capture; else false. */
 bool capture_cmd_status(const struct capture *c, int *status);
 /* The ring buffer's bytes and the stack backlog's entries for cfg (its

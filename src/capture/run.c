@@ -5,7 +5,9 @@
  * at once, not after a long capture),
  * capture with a status line on a terminal, and the live views asked for
  * (--live, --serve: cli.h's table ow_live_views) (SIGHUP, SIGINT and
- * SIGTERM end it, and the output is still written), write the output, then report
+ * SIGTERM end it, and the output is still written; before tracing
+ * started, they end the start: nothing traced, no output made or
+ * replaced, exit status 128 + the signal), write the output, then report
  * what was lost and how to avoid it, and which traced ids exited.
  */
 #include <errno.h>
@@ -28,25 +30,6 @@
 #include "common/progress.h"
 #include "common/util.h"
 #include "export/writers.h"
-
-/* SIGHUP (the terminal was closed) ends the capture as SIGINT does, so
- * that what was captured is still written. */
-static void on_hangup(int sig)
-{
-	(void)sig;
-	kill(getpid(), SIGINT);
-}
-
-/* Unless SIGHUP is ignored (nohup), where it stays ignored. */
-static void end_on_hangup(void)
-{
-	struct sigaction sa = { .sa_handler = on_hangup }, old;
-
-	if (sigaction(SIGHUP, NULL, &old) || old.sa_handler == SIG_IGN)
-		return;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 /*
  * Maps sized by options must fit the machine: --stack-storage-size
@@ -318,16 +301,19 @@ int capture_main(struct capture_opts *o)
 	engine_cfg(o, &cfg);	/* with CMD's pid */
 	if (sn.path && *sn.path)
 		capture_every(c, 1.0, snapshot_job, &sn);
-	end_on_hangup();
 	pg = progress_start(o->quiet || o->live);	/* the screen says it */
 	r = capture_run(c, &cfg, pg);
 	live_step(live, LIVE_STOP);	/* the live views end with the capture */
 	if (r) {
 		progress_stop(pg);
-		live_step(live, LIVE_FREE);
+		live_step(live, LIVE_FREE);	/* standard error back */
 		output_discard(&out);
+		r = capture_interrupted(c);
+		if (r && o->cmd_pid > 0)	/* CMD exits: not let exec */
+			while (waitpid(o->cmd_pid, NULL, 0) < 0 && errno == EINTR)
+				;
 		capture_free(c);
-		return OW_EXIT_FAIL;
+		return r ? 128 + r : OW_EXIT_FAIL;
 	}
 	progress_phase(pg, "writing the output");
 	if (capture_empty(c))

@@ -11,12 +11,11 @@ set -- $ARGS
 secs=${1:-3}
 bin=${OFFWAKE:-$BIN}
 cc -O2 -g -fno-omit-frame-pointer -o "$OUTDIR/offwake-client-server" client-server.c
-"$OUTDIR/offwake-client-server" "$((secs + 4))" /var/tmp/offwake-client-server.dat \
-	> "$OUTDIR/client-server.pids" &
-sleep 0.5
-read -r client server < "$OUTDIR/client-server.pids"
-"$bin" -f --chain-depth 3 -p "$client,$server" "$secs" > "$OUTDIR/client-server.folded"
-wait
+# (-- CMD, the client and the server it forks: they start once the capture
+# traces; their pids go to a file, not into the folded output)
+"$bin" -f --chain-depth 3 -- sh -c 'exec "$0" "$1" "$2" > "$3"' \
+	"$OUTDIR/offwake-client-server" "$secs" /var/tmp/offwake-client-server.dat \
+	"$OUTDIR/client-server.pids" > "$OUTDIR/client-server.folded"
 "$bin" render --colors=chain --countname=us --width=1400 \
 	--title="Off-Wake Time, 3 levels: client <- server <- disk" \
 	"$OUTDIR/client-server.folded" > "$OUTDIR/client-server.svg"

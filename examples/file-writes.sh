@@ -9,10 +9,9 @@ set -- $ARGS
 secs=${1:-4}
 bin=$BIN
 cc -O2 -g -fno-omit-frame-pointer -o "$OUTDIR/offwake-file-writes" file-writes.c
-"$OUTDIR/offwake-file-writes" "$OUTDIR/offwake-file-writes.dat" "$((secs + 2))" &
-pid=$!
-"$bin" -f -p "$pid" "$secs" > "$OUTDIR/file-writes.folded"
-wait "$pid"
+# (-- CMD: the writes start once the capture traces)
+"$bin" -f -- "$OUTDIR/offwake-file-writes" "$OUTDIR/offwake-file-writes.dat" "$secs" \
+	> "$OUTDIR/file-writes.folded"
 "$bin" render --colors=chain --countname=us --title="Off-Wake Time: write + fsync" \
 	"$OUTDIR/file-writes.folded" > "$OUTDIR/file-writes.svg"
 echo "wrote $SHOWN/file-writes.svg"

@@ -9,10 +9,8 @@ set -- $ARGS
 secs=${1:-4}
 bin=$BIN
 cc -O2 -g -fno-omit-frame-pointer -o "$OUTDIR/offwake-nanosleep" nanosleep.c
-"$OUTDIR/offwake-nanosleep" "$((secs + 2))" &
-pid=$!
-"$bin" -f -p "$pid" "$secs" > "$OUTDIR/nanosleep.folded"
-wait "$pid"
+# (-- CMD: the loop starts once the capture traces, however long that takes)
+"$bin" -f -- "$OUTDIR/offwake-nanosleep" "$secs" > "$OUTDIR/nanosleep.folded"
 "$bin" render --colors=chain --countname=us --title="Off-Wake Time: nanosleep loop" \
 	"$OUTDIR/nanosleep.folded" > "$OUTDIR/nanosleep.svg"
 echo "wrote $SHOWN/nanosleep.svg"

@@ -11,12 +11,10 @@
 set -- $ARGS
 secs=${1:-4}
 bin=$BIN
-/usr/bin/python3.11 ../tests/workloads/pyjobs.py "$((secs + 3))" "$OUTDIR/python-jobs.tids" &
-pid=$!
-while [ ! -s "$OUTDIR/python-jobs.tids" ]; do sleep 0.05; done
+# (-- CMD: the jobs start once the capture traces)
+"$bin" -f -- /usr/bin/python3.11 ../tests/workloads/pyjobs.py "$secs" "$OUTDIR/python-jobs.tids" \
+	> "$OUTDIR/python-jobs.folded"
 rm -f "$OUTDIR/python-jobs.tids"
-"$bin" -f -p "$pid" "$secs" > "$OUTDIR/python-jobs.folded"
-wait "$pid"
 "$bin" render --colors=chain --countname=us --minwidth=1 \
 	--title="Off-Wake Time: Python threads (pyjobs.py)" \
 	"$OUTDIR/python-jobs.folded" > "$OUTDIR/python-jobs.svg"

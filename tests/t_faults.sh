@@ -214,14 +214,16 @@ else
 fi
 wait $SP 2>/dev/null
 
-# The live status line: on a terminal (script(1) makes one) it shows the
-# capture's state and is cleared at the end; never with -q, nor when
+# The live status line: on a terminal (script(1) makes one) it shows what
+# start-up is doing (the loads take a quarter of a second at least), then
+# the capture's state, and is cleared at the end; never with -q, nor when
 # stderr is not a terminal.
 if command -v script > /dev/null; then
 	OFFWAKE_PROGRESS_DELAY=0 script -qec "'$OFFWAKE' -f 2 > tty.out" /dev/null > tty.log 2>&1
 	log=$(cat tty.log)
 	# after the last erase, no status is left on the screen
 	if grep -qE 'offwake-svg: capturing [0-9.]+ / 2 s, [0-9]+ blocks, [0-9]+ stacks, [0-9]+ keys, map [0-9]+%' tty.log &&
+	   grep -qa 'offwake-svg: starting: loading the BPF programs' tty.log &&
 	   [[ $log == *$'\r\033[K'* ]] && ! grep -qE 'capturing|starting|finishing|writing' <<<"${log##*$'\033[K'}" &&
 	   [ -s tty.out ]; then
 		pass capture_status_tty

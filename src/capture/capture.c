@@ -1144,6 +1144,8 @@ static int load(struct capture *c, const struct capture_cfg *o)
 	}
 	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
 						   libbpf_quiet);
+	/* (the status line says what start-up is doing: a terminal's only) */
+	progress_phase(c->pg, "starting: loading the BPF programs");
 	c->skel = force_raw ? NULL : open_load(o, false, &err);
 	if (!c->skel && stop)
 		return -1;	/* interrupted: no message, no other set */
@@ -1161,6 +1163,7 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		       load_hint(err));
 		return -1;
 	}
+	progress_phase(c->pg, "starting: the traced processes' unwind tables");
 	if (counts_start(c) || fill_threads(c, o) || cfi_start(c, o) ||
 	    python_start(c, o))
 		return -1;
@@ -1380,7 +1383,10 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		return -1;
 	/* kallsyms after the load: it names our programs, shown as plumbing;
 	 * a signal is looked for after each step (the load's own: above) */
-	if (load(c, o) || stop || folder_init(&c->fo, c->pm, &c->stacks) || stop)
+	if (load(c, o) || stop)
+		return stop ? interrupted(c) : -1;
+	progress_phase(c->pg, "starting: reading the kernel's symbols");
+	if (folder_init(&c->fo, c->pm, &c->stacks) || stop)
 		return stop ? interrupted(c) : -1;
 	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */

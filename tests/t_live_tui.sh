@@ -66,9 +66,10 @@ wait_for() {
 }
 keys() { "${T[@]}" send-keys -t live "$@"; sleep 0.4; }
 
-# TERM=dumb in a real terminal: refused
+# TERM=dumb in a real terminal: refused (the output to a file: standard
+# output on the terminal is refused for an SVG before that)
 "${T[@]}" new-session -d -x 80 -y 24 -s live \
-	"TERM=dumb $OFFWAKE --live 1 2> $TMPD/dumb.err; echo \$? > $TMPD/dumb.st"
+	"TERM=dumb $OFFWAKE --live -o $TMPD/dumb.svg 1 2> $TMPD/dumb.err; echo \$? > $TMPD/dumb.st"
 for _ in $(seq 50); do [ -s "$TMPD/dumb.st" ] && break; sleep 0.1; done
 if [ "$(cat "$TMPD/dumb.st" 2> /dev/null)" = 2 ] && [ "$(wc -l < "$TMPD/dumb.err")" -eq 1 ] &&
    grep -q -- '--live: needs a terminal that can draw a screen, not TERM=dumb' "$TMPD/dumb.err"; then

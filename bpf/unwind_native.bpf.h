@@ -328,9 +328,27 @@ static __always_inline void uw_trail_odd(struct uw_trail *t)
  * distinct states than with lo/hi bounds (those exceeded its limit at
  * OW_UMAPS 512).
  */
+/*
+ * One step of uw_map()'s search: idx | step when the first idx | step
+ * entries (of n) start at or below ip, else idx.  A global function: its
+ * result is a number the verifier does not follow, where inline each
+ * step's two outcomes doubled the paths after it (2^9 of them, about
+ * 60k instructions processed of each program's 116k).
+ */
+__noinline __u32 uw_map_step(const struct ow_umaps *um, __u32 n, __u32 idx,
+			     __u32 step, __u64 ip)
+{
+	__u32 j = idx | step;
+
+	if (um && j <= n && j <= OW_UMAPS &&
+	    um->m[(j - 1) & (OW_UMAPS - 1)].start <= ip)
+		return j;
+	return idx;
+}
+
 __noinline int uw_map(const struct ow_umaps *um, __u64 ip)
 {
-	__u32 n, idx = 0, j;
+	__u32 n, idx = 0;
 
 	if (!um)
 		return -1;
@@ -338,14 +356,14 @@ __noinline int uw_map(const struct ow_umaps *um, __u64 ip)
 	if (n > OW_UMAPS)
 		n = OW_UMAPS;
 	/* idx: how many of the first entries start at or below ip */
-	for (__u32 step = OW_UMAPS / 2; step; step >>= 1) {
-		j = idx | step;
-		if (j <= n && um->m[(j - 1) & (OW_UMAPS - 1)].start <= ip)
-			idx = j;
-	}
-	if (idx < OW_UMAPS && idx < n &&
-	    um->m[idx & (OW_UMAPS - 1)].start <= ip)
+	for (__u32 step = OW_UMAPS / 2; step; step >>= 1)
+		idx = uw_map_step(um, n, idx, step, ip);
+	if (idx > OW_UMAPS)	/* (it is not: a bound the verifier sees) */
+		return -1;
+	barrier_var(idx);	/* (the masks below kept) */
+	if (idx < n && um->m[idx & (OW_UMAPS - 1)].start <= ip)
 		idx++;		/* n == OW_UMAPS: the last entry */
+	barrier_var(idx);
 	if (!idx || ip >= um->m[(idx - 1) & (OW_UMAPS - 1)].end)
 		return -1;
 	return idx - 1;
@@ -496,16 +514,62 @@ static __always_inline int uw_rbx(struct uw_walk *w)
  * arguments (um, cache, trail may be NULL): a global function sees its
  * memory arguments as plain bytes.
  */
+/*
+ * The row for pc (w->ip's, one byte back unless exact) into *row, through
+ * this CPU's cache of them: 1 found, 0 none (w->miss set when no mapping
+ * of um has pc: a library loaded since?).  A global function of its own:
+ * inside uw_frame() its paths multiplied with the rules'.
+ */
+__noinline int uw_lookup(struct uw_walk *w, const struct ow_umaps *um,
+			 struct uw_cache *cache, __u64 pc, struct ow_urow *row)
+{
+	const struct ow_urow *r = 0;
+	const struct ow_umap *m;
+	struct uw_cached *ce = 0;
+	__u32 idx;
+	int k;
+
+	if (!w || !um || !row)
+		return 0;
+	if (cache) {
+		idx = (__u32)(pc ^ (pc >> 11) ^ (w->tgid * 0x9e3779b1U));
+		ce = &cache->e[idx & (UW_CACHE - 1)];
+		if (ce->pc == pc && ce->tgid == w->tgid && ce->gen == um->gen) {
+			*row = ce->row;
+			return 1;
+		}
+	}
+	k = uw_map(um, w->ip);
+	if (k < 0) {
+		if (!w->miss)	/* (1: no frame to defer for) */
+			w->miss = w->fp ? 1 : w->ip;
+		return 0;
+	}
+	barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask is
+				 * the bound the verifier sees */
+	m = &um->m[k & (OW_UMAPS - 1)];
+	k = uw_row(m->first, m->nrows, (__u32)(pc - m->adj));
+	idx = k;
+	if (k < 0 || !(r = bpf_map_lookup_elem(&rows, &idx)))
+		return 0;
+	*row = *r;
+	if (ce) {
+		ce->pc = pc;
+		ce->tgid = w->tgid;
+		ce->gen = um->gen;
+		ce->row = *r;
+	}
+	return 1;
+}
+
 __noinline int uw_frame(struct uw_walk *w, const struct ow_umaps *um,
 			struct ow_stack *st, struct uw_cache *cache,
 			struct uw_trail *t)
 {
-	const struct ow_umap *m;
+	struct ow_urow row;
 	const struct ow_urow *r = 0;
-	struct uw_cached *ce = 0;
 	__u64 cfa, ra, regs[3], pc;
-	__u32 n, idx;
-	int k;
+	__u32 n;
 
 	if (!w || !st)
 		return 1;
@@ -521,30 +585,8 @@ __noinline int uw_frame(struct uw_walk *w, const struct ow_umaps *um,
 	st->ips[n] = w->ip;
 	w->n = n + 1;
 	pc = w->ip - !w->exact;
-	if (um && cache) {
-		idx = (__u32)(pc ^ (pc >> 11) ^ (w->tgid * 0x9e3779b1U));
-		ce = &cache->e[idx & (UW_CACHE - 1)];
-		if (ce->pc == pc && ce->tgid == w->tgid && ce->gen == um->gen)
-			r = &ce->row;
-	}
-	k = !r && um ? uw_map(um, w->ip) : -1;
-	if (!r && um && k < 0 && !w->miss)	/* a library loaded since? */
-		w->miss = w->fp ? 1 : w->ip;	/* (1: no frame to defer for) */
-	if (k >= 0) {
-		barrier_var(k);		/* uw_map() gives < OW_UMAPS: the mask
-					 * is the bound the verifier sees */
-		m = &um->m[k & (OW_UMAPS - 1)];
-		k = uw_row(m->first, m->nrows, (__u32)(pc - m->adj));
-		idx = k;
-		if (k >= 0)
-			r = bpf_map_lookup_elem(&rows, &idx);
-		if (r && ce) {
-			ce->pc = pc;
-			ce->tgid = w->tgid;
-			ce->gen = um->gen;
-			ce->row = *r;
-		}
-	}
+	if (uw_lookup(w, um, cache, pc, &row))
+		r = &row;
 	if (r && r->cfa == OW_CFA_NONE && r->off == OW_DRAP_RULE)
 		return uw_step_drap(w, t, r);
 	if (!r || r->cfa == OW_CFA_NONE) {

@@ -10,8 +10,12 @@
  * every idle scheduler stack), and no walk through Go code ends at an
  * outermost frame.  native_tables.c gives these ranges OW_CFA_END.
  *
- * Names are matched with and without the ".abi0" suffix the Go linker
- * gives assembly functions (Go 1.17+).
+ * Names are matched with and without the ".abi0" suffix .symtab gives
+ * assembly functions (Go 1.17+; the pclntab has none).  The ABI wrapper
+ * Go code calls an assembly function through has the same pclntab name
+ * (runtime.asmcgocall: two functions) and is given END too: the walk
+ * ends in the function it calls first, so only a thread interrupted in
+ * the wrapper itself loses the goroutine's frames.
  */
 #include <stdbool.h>
 #include <stdlib.h>

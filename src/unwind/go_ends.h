@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UW_GO_ENDS	16	/* ranges kept at most (a Go binary has 7) */
+#define UW_GO_ENDS	16	/* ranges kept at most (Go 1.19's runtime has
+				 * 8: asmcgocall twice, with its ABI wrapper) */
 
 struct uw_go_end {
 	uint64_t lo, hi;	/* [lo, hi), ELF virtual addresses */

@@ -17,6 +17,12 @@
 #     [unknown] root;
 #   _goroutine_frames: the goroutines' own functions (main.owNap, under
 #     runtime.goexit) are still there.
+# And the tables themselves (tests_src/uwdump): harden_go_table_ends, an
+# END row at each of runtime.goexit, mstart, rt0_go, mcall, systemstack,
+# morestack, asmcgocall (go tool nm's addresses); harden_go_hostile_pclntab,
+# a copy of the stripped server, run by nobody, whose pclntab names 20
+# more functions runtime.goexit: the table keeps 16 ranges, counts the
+# rest in nskip, and its capture still works.
 . "$(dirname "$0")/lib.sh"
 can_unwind harden_go || exit 0
 if ! command -v go > /dev/null && [ "$(id -u)" = 0 ]; then
@@ -160,3 +166,65 @@ check_go() {
 }
 check_go harden_go_dwarf owgo
 check_go harden_go_stripped owgos
+
+UWDUMP=$TOP/build/tests_src/uwdump
+[ -x "${UNIT_DIR:+$(dirname "$UNIT_DIR")/tests_src/uwdump}" ] && UWDUMP=$(dirname "$UNIT_DIR")/tests_src/uwdump
+if [ ! -x "$UWDUMP" ]; then
+	skip harden_go_table "no $UWDUMP (make test-bin)"
+	exit 0
+fi
+# each outermost function's address (go tool nm), and its row in the table
+go tool nm owgo > owgo.nm
+"$UWDUMP" owgo > owgo.rows 2> owgo.rows.err
+read -r nwant missing < <(python3 - owgo.nm owgo.rows <<'PY'
+import bisect, re, sys
+want = [(int(a, 16), n) for a, t, n in (l.split()[:3] for l in open(sys.argv[1]) if len(l.split()) >= 3)
+        if t == 'T' and re.fullmatch(r'runtime\.(goexit|mstart|rt0_go|mcall|systemstack|morestack|asmcgocall)(\.abi0)?', n)]
+rows = [(int(l.split()[0], 16), l.split()[1]) for l in open(sys.argv[2]) if not l.startswith('#')]
+pcs = [r[0] for r in rows]
+bad = [n for a, n in want if (i := bisect.bisect_right(pcs, a)) == 0 or rows[i - 1][1] != 'end']
+print(len(want), ','.join(bad) or '-')
+PY
+)
+if [ "${nwant:-0}" -ge 7 ] && [ "$missing" = - ]; then
+	pass harden_go_table_ends
+else
+	fail harden_go_table_ends "${nwant:-?} functions, not END: ${missing:-?} $(head -c 200 owgo.rows.err)"
+fi
+
+# 20 functions of 14-byte names renamed runtime.goexit in the pclntab
+python3 - owgos owgoh owgo.nm <<'PY' > hostile.n
+import re, sys
+b = open(sys.argv[1], 'rb').read()
+names = sorted({l.split()[2] for l in open(sys.argv[3]) if len(l.split()) == 3 and
+                l.split()[1] == 'T' and len(l.split()[2]) == 14 and
+                not re.search(r'goexit|mstart|mcall|systemstack|morestack|asmcgocall|rt0_go', l)})
+n = 0
+for name in names:
+    old = b'\0' + name.encode() + b'\0'
+    if n < 20 and old in b:
+        b = b.replace(old, b'\0runtime.goexit\0', 1)
+        n += 1
+open(sys.argv[2], 'wb').write(b)
+print(n)
+PY
+chmod 755 owgoh "$TMPD"
+P=$(cat hostile.n)
+"$UWDUMP" owgoh > owgoh.rows 2> owgoh.rows.err
+nskip=$(sed -n 's/.* nskip=\([0-9]*\) .*/\1/p' owgoh.rows)
+ends=$(awk '$2 == "end"' owgoh.rows | wc -l)
+setpriv --reuid=nobody --regid=nogroup --clear-groups ./owgoh > owgoh.out 2>&1 & GP=$!
+for _ in $(seq 100); do
+	grep -q ready owgoh.out && break
+	sleep 0.05
+done
+cap hostile -p "$GP" 2
+st=$?
+kill "$GP" 2> /dev/null; wait "$GP" 2> /dev/null; GP=
+echo "  (hostile pclntab: $P functions renamed; $ends END rows, nskip ${nskip:-?}; capture exit $st, $(grep -c '^owgoh;' hostile) stacks)"
+if [ "$P" -ge 10 ] && [ "${nskip:-0}" -ge $((P + 8 - 16)) ] && [ "$ends" -le 16 ] &&
+   [ "$st" -eq 0 ] && grep -q '^owgoh;' hostile; then
+	pass harden_go_hostile_pclntab
+else
+	fail harden_go_hostile_pclntab "$P renamed, $ends END rows, nskip ${nskip:-?}, capture exit $st: $(head -c 300 owgoh.rows.err hostile.err)"
+fi

@@ -135,8 +135,10 @@ test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
-UW_SRC := src/unwind/native_tables.c src/common/util.c
-UW_DEP := $(UW_SRC) src/unwind/native_tables.h src/common/util.h \
+UW_SRC := src/unwind/native_tables.c src/unwind/go_ends.c \
+	  src/symbols/gopclntab.c src/common/util.c
+UW_DEP := $(UW_SRC) src/unwind/native_tables.h src/unwind/go_ends.h \
+	  src/symbols/gopclntab.h src/common/util.h \
 	  bpf/unwind_native.h
 $(OUT)/tests_src/uwdump: tests/tools/uwdump.c $(UW_DEP)
 	@mkdir -p $(@D)
@@ -153,7 +155,7 @@ CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
 	common/util.o common/privs.o common/safetext.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \
-	symbols/debuginfod.o unwind/native_tables.o unwind/native_walk.o \
+	symbols/debuginfod.o unwind/native_tables.o unwind/go_ends.o unwind/native_walk.o \
 	unwind/native_defer.o unwind/table_cache.o unwind/python_names.o unwind/python_stitch.o)
 $(OUT)/tests_src/libcapunits.a: $(CAP_UNIT_OBJ)
 	@mkdir -p $(@D)

@@ -19,12 +19,14 @@ fi
 
 unit_dir=${UNIT_DIR:-build/tests}
 UWDUMP=${UWDUMP:-$(dirname "$unit_dir")/tests_src/uwdump}
-newer=$(find src/unwind/native_tables.[ch] tests/tools/uwdump.c \
+newer=$(find src/unwind/native_tables.[ch] src/unwind/go_ends.[ch] \
+	src/symbols/gopclntab.[ch] tests/tools/uwdump.c \
 	bpf/unwind_native.h -newer "$UWDUMP" 2> /dev/null | head -1)
 if [ ! -x "$UWDUMP" ] || [ -n "$newer" ]; then
 	UWDUMP=$TMPD/uwdump
 	if ! cc -O2 -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -o "$UWDUMP" tests/tools/uwdump.c \
-		src/unwind/native_tables.c src/common/util.c -ldw -lelf 2> "$TMPD/cc.err"; then
+		src/unwind/native_tables.c src/unwind/go_ends.c src/symbols/gopclntab.c \
+		src/common/util.c -ldw -lelf 2> "$TMPD/cc.err"; then
 		fail "unwind tables" "cannot build tests/tools/uwdump.c: $(head -c 300 "$TMPD/cc.err")"
 		exit 0
 	fi

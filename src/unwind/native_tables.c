@@ -38,6 +38,13 @@
  * next one does not touch, so that a gap does not inherit a rule; rows
  * with equal rules are merged.
  *
+ * A Go binary's runtime functions that are a stack's outermost frame
+ * (go_ends.c: runtime.goexit, mstart, mcall, ...) get OW_CFA_END over
+ * their whole range, whatever its CFI said (Go's .debug_frame describes
+ * them as called on the stack they switched from), and a Go binary with
+ * no CFI at all (go build -ldflags=-s -w) gets a table of those rows
+ * alone: elsewhere it is walked by frame pointers, as before.
+ *
  * Not covered (the walker falls back to frame pointers there): files
  * without section headers (the sections are found by name), .debug_frame
  * in separate debug files, other machines than x86_64.
@@ -52,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "native_tables.h"
+#include "go_ends.h"
 #include "common/util.h"
 
 /*
@@ -735,12 +743,51 @@ static int build_rows(struct builder *b, const struct fdes *all)
 	size_t i;
 	int r = 0;
 
-	b->rcap = all->n * 4;
+	b->rcap = all->n * 4 + 1;
 	b->t->rows = malloc(b->rcap * sizeof(*b->t->rows));
 	if (!b->t->rows)
 		return fail(b, ENOMEM, "out of memory");
 	for (i = 0; i < all->n && !r; i++)
 		r = fde_rows(b, &all->v[i], i + 1 < all->n ? all->v[i + 1].lo : 0);
+	return r;
+}
+
+/*
+ * The Go runtime's outermost frames over the rows (see the top): END from
+ * each range's start, then at its end the rule that was in force there
+ * (NONE before the first row).  The ranges are the traced user's: one
+ * outside the executable segments is left out, counted in nskip.
+ */
+static int add_go_ends(struct builder *b)
+{
+	struct uw_go_end e[UW_GO_ENDS];
+	struct uw_table *t = b->t;
+	struct ow_urow *old = t->rows, cur = { .cfa = OW_CFA_NONE };
+	const struct ow_urow end = { .cfa = OW_CFA_END };
+	size_t n = uw_go_ends(b->elf, e, &t->nskip), nold = t->nrows, i, j = 0;
+	int r = 0;
+
+	if (!n)
+		return 0;
+	t->rows = NULL;
+	t->nrows = b->rcap = 0;
+	for (i = 0; i < n && !r; i++) {
+		if (!in_text(b, e[i].lo, e[i].hi)) {
+			t->nskip++;
+			continue;
+		}
+		for (; j < nold && old[j].pc + t->base < e[i].lo && !r; j++)
+			r = emit(b, old[j].pc + t->base, cur = old[j]);
+		for (; j < nold && old[j].pc + t->base <= e[i].hi; j++)
+			cur = old[j];
+		if (!r)
+			r = emit(b, e[i].lo, end);
+		if (!r)
+			r = emit(b, e[i].hi, cur);
+	}
+	for (; j < nold && !r; j++)
+		r = emit(b, old[j].pc + t->base, old[j]);
+	free(old);
 	return r;
 }
 
@@ -764,8 +811,6 @@ static int open_cfi(struct builder *b)
 		b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
 		b->cfi[SRC_DEBUG] = b->dw ? dwarf_getcfi(b->dw) : NULL;
 	}
-	if (!b->cfi[SRC_EH] && !b->cfi[SRC_DEBUG])
-		return fail(b, ENOENT, "no call frame information (.eh_frame, .debug_frame)");
 	return 0;
 }
 
@@ -802,12 +847,14 @@ int uw_table_build(int fd, const char *name, struct uw_table *t,
 	if (!r)
 		r = collect_fdes(&b, &all);
 	t->nfde = all.n;
-	if (!r && !all.n)
-		r = fail(&b, ENOENT, "no FDE covers its code");
 	if (!r)
 		r = build_rows(&b, &all);
+	if (!r)
+		r = add_go_ends(&b);
 	if (!r && !t->nrows)
-		r = fail(&b, ENOENT, "no unwind rows");
+		r = fail(&b, ENOENT, !b.cfi[SRC_EH] && !b.cfi[SRC_DEBUG] ?
+			 "no call frame information (.eh_frame, .debug_frame)" :
+			 !all.n ? "no FDE covers its code" : "no unwind rows");
 	if (!r && b.rcap > t->nrows) {	/* the table is kept for the run */
 		struct ow_urow *p = realloc(t->rows, t->nrows * sizeof(*p));
 

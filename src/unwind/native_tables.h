@@ -45,7 +45,8 @@ struct uw_table {
 				 * realignment), return address not at CFA - 8,
 				 * rbp saved where a row cannot say */
 	size_t nskip;		/* FDEs left out: outside the executable
-				 * segments, unknown pointer encoding, bad CIE */
+				 * segments, unknown pointer encoding, bad CIE;
+				 * and Go outermost ranges (go_ends.c) left out */
 	size_t noverlap;	/* FDEs left out: overlap one kept before */
 	int debug_frame;	/* 1: rows from .debug_frame too */
 	double between_ms;	/* spent in between() (uw_table_build()) */

@@ -192,6 +192,29 @@ else
 	fail harden_go_table_ends "${nwant:-?} functions, not END: ${missing:-?} $(head -c 200 owgo.rows.err)"
 fi
 
+# the vDSO callers that run on g0 for a while: no rsp rule past the entry
+read -r nwant missing < <(python3 - owgo.nm owgo.rows <<'PY'
+import re, sys
+fns = sorted((int(a, 16), n) for a, t, n in (l.split()[:3] for l in open(sys.argv[1]) if len(l.split()) >= 3)
+             if t in 'Tt')
+want = [(i, n) for i, (a, n) in enumerate(fns) if re.fullmatch(r'(runtime\.nanotime1|time\.now)(\.abi0)?', n)]
+rows = [(int(l.split()[0], 16), l.split()[1]) for l in open(sys.argv[2]) if not l.startswith('#')]
+bad = []
+for i, n in want:
+    lo, hi = fns[i][0], fns[i + 1][0] if i + 1 < len(fns) else 1 << 64
+    rs = [r for r in rows if lo <= r[0] < hi]
+    if not any(r[1] == 'rbp+16' for r in rs) or \
+       any(re.fullmatch(r'rsp\+(\d+)', r[1]) and int(r[1][4:]) > 8 for r in rs):
+        bad.append(n)
+print(len(want), ','.join(bad) or '-')
+PY
+)
+if [ "${nwant:-0}" -ge 2 ] && [ "$missing" = - ]; then
+	pass harden_go_table_by_rbp
+else
+	fail harden_go_table_by_rbp "${nwant:-?} functions, with an rsp rule past the entry: ${missing:-?}"
+fi
+
 # 20 functions of 14-byte names renamed runtime.goexit in the pclntab
 python3 - owgos owgoh owgo.nm <<'PY' > hostile.n
 import re, sys

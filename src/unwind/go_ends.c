@@ -23,17 +23,30 @@
 #include "go_ends.h"
 #include "symbols/gopclntab.h"
 
-/* The functions, and why each is a stack's outermost frame. */
-static const char *const go_end_names[] = {
-	"runtime.goexit",	/* a goroutine's: its first function's caller */
-	"runtime.mstart",	/* a thread's g0 stack (clone, crosscall_amd64) */
-	"runtime.rt0_go",	/* the main thread's, before mstart */
-	"runtime.mcall",	/* g0 entered from a goroutine (gopark): the
-				 * caller's frame is on the goroutine's stack */
-	"runtime.systemstack",	/* the same (called on g0, it tail-calls:
-				 * a return address in it is past a switch) */
-	"runtime.morestack",	/* g0 for newstack: the same */
-	"runtime.asmcgocall",	/* g0 for a C call: the same */
+/* The functions, and why each is what it is. */
+static const struct {
+	const char *name;
+	enum uw_go_kind kind;
+} go_end_names[] = {
+	{ "runtime.goexit", UW_GO_END },	/* a goroutine's: its first
+						 * function's caller */
+	{ "runtime.mstart", UW_GO_END },	/* a thread's g0 stack (clone,
+						 * crosscall_amd64) */
+	{ "runtime.rt0_go", UW_GO_END },	/* the main thread's, before
+						 * mstart */
+	{ "runtime.mcall", UW_GO_END },		/* g0 entered from a goroutine
+						 * (gopark): the caller's frame
+						 * is on the goroutine's stack */
+	{ "runtime.systemstack", UW_GO_END },	/* the same (called on g0, it
+						 * tail-calls: a return address
+						 * in it is past a switch) */
+	{ "runtime.morestack", UW_GO_END },	/* g0 for newstack: the same */
+	{ "runtime.asmcgocall", UW_GO_END },	/* g0 for a C call: the same */
+	{ "runtime.nanotime1", UW_GO_BY_RBP },	/* g0 for the vDSO, and back */
+	{ "runtime.walltime", UW_GO_BY_RBP },	/* the same (Go 1.17-1.22) */
+	{ "runtime.walltime1", UW_GO_BY_RBP },	/* the same (Go 1.16) */
+	{ "time.now", UW_GO_BY_RBP },		/* the same (Go 1.17+) */
+	{ "runtime.vgetrandom1", UW_GO_BY_RBP },/* the same (Go 1.24+) */
 };
 
 #define NNAMES	(sizeof(go_end_names) / sizeof(*go_end_names))
@@ -43,30 +56,32 @@ struct collect {
 	size_t n, nbad;
 };
 
-static bool is_end(const char *name)
+/* name's kind, or -1: not one of them */
+static int kind_of(const char *name)
 {
 	size_t i, k;
 
 	for (i = 0; i < NNAMES; i++) {
-		k = strlen(go_end_names[i]);
-		if (!strncmp(name, go_end_names[i], k) &&
+		k = strlen(go_end_names[i].name);
+		if (!strncmp(name, go_end_names[i].name, k) &&
 		    (!name[k] || !strcmp(name + k, ".abi0")))
-			return true;
+			return go_end_names[i].kind;
 	}
-	return false;
+	return -1;
 }
 
 static void add_fn(void *ctx, uint64_t addr, uint64_t size, const char *name)
 {
 	struct collect *c = ctx;
+	int kind = kind_of(name);
 
-	if (!is_end(name))
+	if (kind < 0)
 		return;
 	if (!size || addr + size < addr || c->n >= UW_GO_ENDS) {
 		c->nbad++;
 		return;
 	}
-	c->v[c->n++] = (struct uw_go_end){ addr, addr + size };
+	c->v[c->n++] = (struct uw_go_end){ addr, addr + size, kind };
 }
 
 static int end_cmp(const void *a, const void *b)

@@ -2,8 +2,9 @@
 /*
  * go_ends.h - where a Go program's stacks end, for the unwind tables
  * (native_tables.c): the address ranges of the Go runtime's functions
- * that are the outermost frame of the stack they run on, from the
- * binary's pclntab (symbols/gopclntab.c).
+ * that are the outermost frame of the stack they run on, and of those
+ * that run on another stack for a while, from the binary's pclntab
+ * (symbols/gopclntab.c).
  */
 #ifndef OW_GO_ENDS_H
 #define OW_GO_ENDS_H
@@ -13,10 +14,18 @@
 #include <stdint.h>
 
 #define UW_GO_ENDS	16	/* ranges kept at most (Go 1.19's runtime has
-				 * 8: asmcgocall twice, with its ABI wrapper) */
+				 * 10: asmcgocall twice, with its ABI wrapper;
+				 * nanotime1, time.now) */
+
+enum uw_go_kind {
+	UW_GO_END,		/* the stack's outermost frame: OW_CFA_END */
+	UW_GO_BY_RBP,		/* moves rsp to g0 and back: its frame by rbp
+				 * past the entry (see go_ends.c) */
+};
 
 struct uw_go_end {
 	uint64_t lo, hi;	/* [lo, hi), ELF virtual addresses */
+	enum uw_go_kind kind;
 };
 
 /*

@@ -41,9 +41,10 @@
  * A Go binary's runtime functions that are a stack's outermost frame
  * (go_ends.c: runtime.goexit, mstart, mcall, ...) get OW_CFA_END over
  * their whole range, whatever its CFI said (Go's .debug_frame describes
- * them as called on the stack they switched from), and a Go binary with
- * no CFI at all (go build -ldflags=-s -w) gets a table of those rows
- * alone: elsewhere it is walked by frame pointers, as before.
+ * them as called on the stack they switched from), the ones that call
+ * the vDSO on g0 (nanotime1, time.now) their frame by rbp, and a Go
+ * binary with no CFI at all (go build -ldflags=-s -w) gets a table of
+ * those rows alone: elsewhere it is walked by frame pointers, as before.
  *
  * Not covered (the walker falls back to frame pointers there): files
  * without section headers (the sections are found by name), .debug_frame
@@ -753,10 +754,24 @@ static int build_rows(struct builder *b, const struct fdes *all)
 }
 
 /*
+ * A rule CFA = rsp + N past a function's entry (N > 8) as the frame
+ * pointer's: CFA = rbp + 16, rbp saved at CFA - 16 (go_ends.c's
+ * UW_GO_BY_RBP); at the entry and after the return, rsp + 8, it stays.
+ */
+static struct ow_urow by_rbp(struct ow_urow r)
+{
+	if ((r.cfa == OW_CFA_RSP && r.off > 8) || r.cfa == OW_CFA_RSP_X8)
+		r = (struct ow_urow){ .cfa = OW_CFA_RBP, .off = 16, .rbp = -2,
+				      .rbx = r.rbx };
+	return r;
+}
+
+/*
  * The Go runtime's outermost frames over the rows (see the top): END from
  * each range's start, then at its end the rule that was in force there
- * (NONE before the first row).  The ranges are the traced user's: one
- * outside the executable segments is left out, counted in nskip.
+ * (NONE before the first row); the functions that run on g0 for a while
+ * get their rows by_rbp().  The ranges are the traced user's: one outside
+ * the executable segments is left out, counted in nskip.
  */
 static int add_go_ends(struct builder *b)
 {
@@ -778,9 +793,16 @@ static int add_go_ends(struct builder *b)
 		}
 		for (; j < nold && old[j].pc + t->base < e[i].lo && !r; j++)
 			r = emit(b, old[j].pc + t->base, cur = old[j]);
+		if (e[i].kind == UW_GO_BY_RBP) {
+			if (!r)
+				r = emit(b, e[i].lo, by_rbp(cur));
+			for (; j < nold && old[j].pc + t->base < e[i].hi && !r; j++)
+				r = emit(b, old[j].pc + t->base,
+					 by_rbp(cur = old[j]));
+		}
 		for (; j < nold && old[j].pc + t->base <= e[i].hi; j++)
 			cur = old[j];
-		if (!r)
+		if (!r && e[i].kind == UW_GO_END)
 			r = emit(b, e[i].lo, end);
 		if (!r)
 			r = emit(b, e[i].hi, cur);

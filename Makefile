@@ -44,15 +44,16 @@ BPF_SRC    := $(wildcard bpf/*.bpf.c)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-.PHONY: all check deps test golden bench soak bench-browser fuzz install uninstall clean example
+.PHONY: all check deps build-deps test golden bench soak bench-browser fuzz install uninstall clean example
 
 all: $(BIN)
 
 # A fresh clone without the build dependencies stops here, naming the
 # missing packages (not at a compiler error about a header); once.
-BUILD_DEPS = $(filter-out libxml2-utils valgrind libclang-rt-14-dev lld debuginfod,$(DEPS))
+# (DEPS less the test-only ones: a DEPS given on the command line is checked,
+# as tests/t_build.sh does)
 $(OUT)/.build-deps:
-	@sh tests/deps.sh --check $(BUILD_DEPS)
+	@sh tests/deps.sh --check $(filter-out $(TEST_DEPS),$(DEPS))
 	@mkdir -p $(OUT) && touch $@
 
 $(OUT)/render $(OUT)/render/base $(OUT)/bpf: | $(OUT)/.build-deps
@@ -108,17 +109,23 @@ LDLIBS_TUI := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw 
 $(BIN): $(SRC_OBJ) $(OUT)/librender.a
 	$(CC) $(LDFLAGS) -o $@ $(SRC_OBJ) $(OUT)/librender.a $(LDLIBS) $(LDLIBS_TUI)
 
-# Build dependencies (Debian package names); installed when missing.
-DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
-	zlib1g-dev libiberty-dev bpftool pkg-config libxml2-utils valgrind \
-	libclang-rt-14-dev libdw-dev protobuf-c-compiler libprotobuf-c-dev libjson-c-dev \
-	liblzma-dev libdebuginfod-dev debuginfod lld libncurses-dev \
-	libmicrohttpd-dev python3.11 python3.11-dbg
+# Dependencies (Debian package names), installed when missing: what the
+# build compiles and links against (`make`, `make example`, the README's
+# list), and what only the tests use (`make check` installs both).
+BUILD_DEPS := gcc make clang llvm libbpf-dev libelf-dev libxml2-dev libpcre2-dev \
+	zlib1g-dev libiberty-dev bpftool pkg-config libdw-dev protobuf-c-compiler \
+	libprotobuf-c-dev libjson-c-dev liblzma-dev libdebuginfod-dev libncurses-dev \
+	libmicrohttpd-dev
+TEST_DEPS := libxml2-utils valgrind libclang-rt-14-dev lld debuginfod \
+	python3.11 python3.11-dbg
+DEPS := $(BUILD_DEPS) $(TEST_DEPS)
 # (python3.11-dbg: the debug file of Debian's python3.11, whose own symbol
 # table is stripped: t_python names the interpreter's static functions,
 # time_sleep, builtin_next, from it; a machine without it failed there)
 deps:
 	@sh tests/deps.sh $(DEPS)
+build-deps:
+	@sh tests/deps.sh $(BUILD_DEPS)
 
 # Every test, then every test again built with ASan+UBSan (build/san).
 check: deps
@@ -247,7 +254,7 @@ bench-browser: offwake-svg
 	bash tests/bench/browser_bench.sh
 
 # The README's first command: render the bundled tar | gzip capture.
-example: deps
+example: build-deps
 	$(MAKE) offwake-svg
 	./offwake-svg render --colors=chain --countname=us \
 		--title="Off-Wake Time Flame Graph: tar | gzip" \

@@ -17,7 +17,7 @@
 #                         per new distinct output line: memory follows the
 #                         output, not the time run or the processes seen
 #   soak_line_cost        the output costs at most SOAK_LINE_KB per line
-#   soak_nothing_silent   every stderr line is one the README explains
+#   soak_nothing_silent   every stderr line is one the docs explain
 #   soak_target_whole     the long-lived target's block and waker stacks are whole
 #   soak_storm_seen       the storm's processes are in the graph
 # The distinct lines are what the system runs besides the storm (on a
@@ -118,9 +118,9 @@ else
 	fi
 fi
 
-# Each line the capture may print at the end, and the README text that
-# explains it: a line matching no pattern, or whose explanation is gone
-# from the README, is a loss nobody was told about.
+# Each line the capture may print at the end, and the docs' text that
+# explains it (README.md, docs/*.md): a line matching no pattern, or whose
+# explanation is gone from them, is a loss nobody was told about.
 explained=(
 	'user stacks of [a-z ]*: .* by unwind tables|Processes that appear later'
 	'unwind tables: .* files, .* MB of|Processes that appear later'
@@ -138,8 +138,8 @@ explained=(
 	'files mapped by traced processes could not be opened|files mapped by traced processes could not be opened`'
 	'the maps of .* processes could not be read|maps of N processes could not be read`'
 )
-# the README as one line: its phrases may wrap
-tr -s '\n ' '  ' < "$TOP/README.md" > "$TMPD/readme"
+# the docs as one line: their phrases may wrap
+cat "$TOP/README.md" "$TOP"/docs/*.md | tr -s '\n ' '  ' > "$TMPD/readme"
 bad=
 while IFS= read -r line; do
 	ok=
@@ -154,7 +154,7 @@ done < "$TMPD/err"
 if [ -z "$bad" ]; then
 	pass soak_nothing_silent
 else
-	fail soak_nothing_silent "stderr lines the README does not explain:$bad"
+	fail soak_nothing_silent "stderr lines the docs do not explain:$bad"
 fi
 
 if grep -qE '^ow_pong;.*pong_loop;.*anon_pipe_read;.*--;.*anon_pipe_write;.*ping_loop;.*ow_ping ' "$TMPD/folded"; then

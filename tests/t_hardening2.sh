@@ -25,10 +25,8 @@
 #      leaves a temporary file (unnamed where the file system allows).
 # The unit-level parts live in tests/unit/unit_hardening2.c.
 . "$(dirname "$0")/lib.sh"
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
-ASAN=${SANITIZE:-0}
-nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init && ASAN=1
+ASAN=0
+asan_build && ASAN=1
 cd "$TMPD" || exit 1
 svgcheck hardening2 > /dev/null || SVGCHECK=
 svg_ok() {	# svg_ok FILE: a complete, well-formed SVG

@@ -28,6 +28,13 @@ can_capture() {
 # run from the repository root, as run.sh does, or directly
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
+# asan_build: 0 when $OFFWAKE is built with AddressSanitizer (SANITIZE=1 in
+# the environment, or ASan's runtime among its symbols, as check.sh's pass
+# on build/san/offwake-svg has it), else 1.  ASan reserves terabytes of
+# address space (no ulimit -v) and doubles memory use.
+asan_build() {
+	[ "${SANITIZE:-0}" = 1 ] || nm -an "$OFFWAKE" 2> /dev/null | grep -q __asan_init
+}
 # svgcheck NAME: set SVGCHECK to the libxml2 checker (build/tools/svgcheck,
 # made by `make test-bin`, rebuilt here when its source is newer); on
 # failure print a SKIP for NAME and return 1.

@@ -15,10 +15,8 @@
 # Memory is peak RSS from /usr/bin/time -v, with generous bounds (doubled
 # under ASan) that the old binary exceeds; no timings are asserted.
 . "$(dirname "$0")/lib.sh"
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
-ASAN=${SANITIZE:-0}
-nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init && ASAN=1
+ASAN=0
+asan_build && ASAN=1
 cd "$TMPD" || exit 1
 TIME=/usr/bin/time
 [ -x "$TIME" ] || TIME=

@@ -145,51 +145,10 @@ else
 fi
 
 # ---- 6 and 11: perf maps ----------------------------------------------
-# A "JIT": a stub in an anonymous executable page that sleeps in a loop;
-# it prints the stub's address and size, and its pid; with an argument, it creates its
-# (empty) map at once and writes the stub's line when sent SIGUSR1.
-cat > jit.c <<'C'
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
-static volatile sig_atomic_t go;
-static void on_usr1(int sig) { go = sig; }
-int main(int argc, char **argv)
-{
-	/* push rbp; mov rbp,rsp; mov eax,35 (nanosleep); syscall; pop rbp; ret */
-	static const unsigned char code[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x23, 0, 0, 0,
-					      0x0f, 0x05, 0x5d, 0xc3 };
-	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	long (*fn)(const struct timespec *, struct timespec *) = (void *)p;
-	char path[64];
-	FILE *map = NULL;
-
-	if (p == MAP_FAILED)
-		return 1;
-	memcpy(p, code, sizeof(code));
-	printf("%lx %zx %d\n", (unsigned long)p, sizeof(code), (int)getpid());
-	fflush(stdout);
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	signal(SIGUSR1, on_usr1);
-	if (argc > 1 && !(map = fopen(path, "w")))
-		return 1;
-	for (;;) {
-		if (map && go) {
-			fprintf(map, "%lx %zx jit_late_stub\n", (unsigned long)p, sizeof(code));
-			fclose(map);
-			map = NULL;
-		}
-		fn(&ts, NULL);
-	}
-}
-C
-if ! cc -O1 -fno-omit-frame-pointer -o jit jit.c 2> cc.err; then
+# A "JIT" (tests/workloads/jitstub.c): it prints the stub's address and
+# size, and its pid; given a name, it creates its (empty) map at once and
+# writes the stub's line when sent SIGUSR1.
+if ! cc -O1 -fno-omit-frame-pointer -o jit "$TOP/tests/workloads/jitstub.c" 2> cc.err; then
 	fail 6_jit_build "$(head -c 300 cc.err)"
 	exit 0
 fi
@@ -223,7 +182,7 @@ else
 fi
 
 # 11: the line written 1.5 s into a 3 s capture
-./jit late > late.addr & J=$!
+./jit jit_late_stub > late.addr & J=$!
 PIDS+=($J)
 MAPS+=("/tmp/perf-$J.map")
 for _ in $(seq 100); do [ -s late.addr ] && break; sleep 0.05; done

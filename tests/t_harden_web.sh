@@ -155,17 +155,23 @@ page_in() {
 	took=$((SECONDS - t0))
 	[ "$c" = 200 ] && grep -q offwake_live "$TMPD/page"
 }
-python3 "$TMPD/slow.py" "$PORT" 40 16 > "$TMPD/slow40.out" & slow=$!
-pids+=("$slow")
-for _ in $(seq 100); do grep -q connected "$TMPD/slow40.out" && break; sleep 0.1; done
-sleep 2
-ok=0
-for i in 1 2 3; do
-	page_in 5 && ok=$((ok + 1))
-	sleep 3
-done
-check "harden_web: with 40 slowloris clients, the page is answered ($ok of 3 in 5 s)" [ $ok = 3 ]
-wait "$slow"
+# slowloris N SECS SETTLE GAP [WHAT]: N clients of slow.py for SECS s; SETTLE
+# s after they connect, the page must be answered in 5 s three times, GAP
+# s apart; their summary in $TMPD/slowN.out
+slowloris() {
+	local n=$1 out=$TMPD/slow$1.out ok=0 slow
+	python3 "$TMPD/slow.py" "$PORT" "$n" "$2" > "$out" & slow=$!
+	pids+=("$slow")
+	for _ in $(seq 100); do grep -q connected "$out" && break; sleep 0.1; done
+	sleep "$3"
+	for _ in 1 2 3; do
+		page_in 5 && ok=$((ok + 1))
+		sleep "$4"
+	done
+	check "harden_web: with $n slowloris clients${5:+ ($5)}, the page is answered ($ok of 3 in 5 s)" [ $ok = 3 ]
+	wait "$slow"
+}
+slowloris 40 16 2 3
 read -r _ opened _ ended _ longest _ < <(grep '^opened' "$TMPD/slow40.out")
 # each of the 40 ended at the 10 s deadline (and the reaper's 0.5 s, the
 # client's 1 s ticks): none lasts much longer
@@ -175,17 +181,7 @@ else
 	fail "harden_web: slowloris connections are ended at the deadline" "$(cat "$TMPD/slow40.out")"
 fi
 
-python3 "$TMPD/slow.py" "$PORT" 150 8 > "$TMPD/slow150.out" & slow=$!
-pids+=("$slow")
-for _ in $(seq 100); do grep -q connected "$TMPD/slow150.out" && break; sleep 0.1; done
-sleep 1
-ok=0
-for i in 1 2 3; do
-	page_in 5 && ok=$((ok + 1))
-	sleep 1
-done
-check "harden_web: with 150 slowloris clients (over the 128 connections), the page is answered ($ok of 3 in 5 s)" [ $ok = 3 ]
-wait "$slow"
+slowloris 150 8 1 1 "over the 128 connections"
 
 # ---- a flood of malformed requests: bounded lines on stderr ----
 # flood.py PORT N: N requests libmicrohttpd refuses (400 or 431), each on

@@ -25,10 +25,8 @@
 #      leaves a temporary file (unnamed where the file system allows).
 # The unit-level parts live in tests/unit/unit_hardening2.c.
 . "$(dirname "$0")/lib.sh"
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
-ASAN=${SANITIZE:-0}
-nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init && ASAN=1
+ASAN=0
+asan_build && ASAN=1
 cd "$TMPD" || exit 1
 svgcheck hardening2 > /dev/null || SVGCHECK=
 svg_ok() {	# svg_ok FILE: a complete, well-formed SVG
@@ -412,33 +410,11 @@ else
 fi
 
 # ---- 4: perf maps: owned by the process's user -----------------------
-# A "JIT": a stub in an anonymous executable page that sleeps in a loop,
-# run as nobody; its perf map names the stub.
-jit_src='#include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-int main(void)
-{
-	/* push rbp; mov rbp,rsp; mov eax,35 (nanosleep); syscall; pop rbp; ret */
-	static const unsigned char code[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x23, 0, 0, 0,
-					      0x0f, 0x05, 0x5d, 0xc3 };
-	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	long (*fn)(const struct timespec *, struct timespec *) = (void *)p;
-
-	if (p == MAP_FAILED)
-		return 1;
-	memcpy(p, code, sizeof(code));
-	printf("%lx %zx\n", (unsigned long)p, sizeof(code));
-	fflush(stdout);
-	for (;;)
-		fn(&ts, NULL);
-}'
+# A "JIT" (tests/workloads/jitstub.c), run as nobody; its perf map,
+# written here, names the stub.
 if [ "$(uname -m)" != x86_64 ]; then
 	skip 4_perfmap_owner "the JIT stub is x86-64 code"
-elif ! command -v setpriv > /dev/null || ! echo "$jit_src" | cc -O1 -fno-omit-frame-pointer -x c -o jit - 2> jit.err; then
+elif ! command -v setpriv > /dev/null || ! cc -O1 -fno-omit-frame-pointer -o jit "$TOP/tests/workloads/jitstub.c" 2> jit.err; then
 	skip 4_perfmap_owner "needs setpriv and a C compiler: $(head -c 200 jit.err 2>/dev/null)"
 else
 	chmod 755 "$TMPD" jit
@@ -446,7 +422,7 @@ else
 	for _ in $(seq 50); do [ -s jit.addr ] && break; sleep 0.1; done
 	PMAP=/tmp/perf-$J.map
 	trap 'kill $J 2>/dev/null; rm -f "$PMAP"; rm -rf "$TMPD"' EXIT
-	read -r A S < jit.addr
+	read -r A S _ < jit.addr
 	# jit_named OWNER: the stub's name in a capture with the map owned so
 	jit_named() {
 		"$OFFWAKE" -f -q -p "$J" 1 2> jit.cap.err | grep -c 'jit_stub_hardening2'

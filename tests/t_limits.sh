@@ -8,11 +8,9 @@
 # above 2^64, fractional counts, widths 1/20/21/100000, empty input, NUL
 # bytes, CRLF.
 . "$(dirname "$0")/lib.sh"
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
 MEM_KB=${LIMITS_MEM_KB:-3000000}	# 3 GB of address space
-ASAN=${SANITIZE:-0}
-nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init && ASAN=1
+ASAN=0
+asan_build && ASAN=1
 
 svgcheck limits || exit 0
 if ! command -v python3 > /dev/null; then

@@ -8,15 +8,13 @@
 # binary is built with ASan (SANITIZE=1).
 # VALGRIND_MAX=N limits the number of golden cases (default: all).
 . "$(dirname "$0")/lib.sh"
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-OFFWAKE=${OFFWAKE:-$TOP/offwake-svg}
 G=$TOP/tests/golden
 
 if ! command -v valgrind > /dev/null; then
 	skip valgrind "valgrind not installed"
 	exit 0
 fi
-if [ "${SANITIZE:-0}" = 1 ] || nm -an "$OFFWAKE" 2>/dev/null | grep -q __asan_init; then
+if asan_build; then
 	skip valgrind "the binary is built with sanitizers (SANITIZE=1)"
 	exit 0
 fi

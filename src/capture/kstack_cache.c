@@ -34,7 +34,6 @@ static bool layout_ok(void)
 	const struct btf *btf = kbtf();
 	const struct btf_type *t;
 	const struct btf_member *m;
-	bool ok = false;
 	int id;
 
 	if (!btf)
@@ -42,19 +41,14 @@ static bool layout_ok(void)
 	id = btf__find_by_name_kind(btf, "orc_entry", BTF_KIND_STRUCT);
 	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
 	if (!t || t->size != 6 || btf_vlen(t) != NLAYOUT)
-		goto out;
+		return false;
 	m = btf_members(t);
-	for (size_t i = 0; i < NLAYOUT; i++) {
-		unsigned bits = btf_member_bitfield_size(t, i);
-
+	for (size_t i = 0; i < NLAYOUT; i++)
 		if (strcmp(btf__name_by_offset(btf, m[i].name_off), layout[i].name) ||
 		    btf_member_bit_offset(t, i) != layout[i].off ||
-		    bits != layout[i].bits)
-			goto out;
-	}
-	ok = true;
-out:
-	return ok;
+		    btf_member_bitfield_size(t, i) != layout[i].bits)
+			return false;
+	return true;
 }
 
 int kstack_cache_find(const struct ksyms *ks, struct kc_orc *t,

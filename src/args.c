@@ -18,6 +18,8 @@
 #include <linux/types.h>
 #include "cli.h"
 #include "offwake.h"
+#include "capture/capture_cfg.h"
+#include "common/settings.h"
 #include "common/util.h"
 #include "export/writers.h"
 #include "live/web.h"
@@ -112,180 +114,237 @@ static int seconds_arg(const char *name, const char *val, double *out)
 	return 0;
 }
 
-static int id_list(struct capture_opts *o, const char *name, const char *val)
-{
-	char *copy = strdup(val), *tok, *save = NULL;
-	size_t n = 1;
-	uint32_t *ids;
-	uint64_t v;
-	int r = 0;
-
-	for (const char *c = val; *c; c++)
-		n += *c == ',';
-	ids = realloc(o->ids, n * sizeof(*ids));
-	if (!copy || !ids) {
-		free(copy);
-		return usage_error("argument %s: %s", name, strerror(ENOMEM));
-	}
-	o->ids = ids;
-	o->nids = 0;
-	for (tok = strtok_r(copy, ",", &save); tok && !r;
-	     tok = strtok_r(NULL, ",", &save)) {
-		r = int_arg(name, tok, INT32_MAX, false, &v);
-		o->ids[o->nids++] = v;
-	}
-	if (!r && !o->nids)
-		r = usage_error("argument %s: invalid int value: '%s'", name,
-				val);
-	free(copy);
-	return r;
-}
-
 /* The option groups: the options of one exclude each other. */
 enum { G_NONE, G_THREADS, G_STACKS, G_OUTPUT, G_COUNT };
 
-enum {
-	O_HELP, O_VERSION, O_PID, O_TID, O_UTHR, O_KTHR, O_USTK, O_KSTK,
-	O_DELIM, O_FOLDED, O_TEXT, O_FORMAT, O_SSS, O_MIN, O_MAX, O_STATE,
-	O_OUT, O_QUIET, O_GROUP, O_FOLLOW, O_UNWIND, O_UNWIND_MB, O_CHAIN,
-	O_CHAIN_AGE, O_RINGBUF, O_BACKLOG, O_UNKNOWN, O_CGROUP, O_LIVE,
-	O_INTERVAL, O_SERVE, O_PYTHON,
+/* What an option's value is, and how store() puts it in its field. */
+enum otype {
+	T_BOOL,		/* no value: the bool field is set */
+	T_SET,		/* no value: the field is set to .set */
+	T_UINT,		/* a decimal integer, .min (0 or 1) to .max */
+	T_SECONDS,	/* seconds, > 0 and at most 3600 (a double) */
+	T_STR,		/* the text as given (a const char *) */
+	T_CHOICE,	/* one of .choices' names: its value */
+	T_CUSTOM,	/* .parse() */
 };
 
+/* A T_CHOICE value; a hidden one is not offered nor taken from the
+ * command line, only as an option's .fixed value (--text's writer). */
+struct choice {
+	const char *name;
+	int value;
+	bool hidden;
+};
+
+struct opt;
+typedef int (*parse_fn)(struct capture_cfg *o, const struct opt *p,
+			const char *name, const char *val);
+
 /*
- * One row per capture option, argparse's add_argument(): what is parsed
- * (names, whether a value follows, group, apply()'s id) and what --help
- * says of it.  The usage line and the options of --help are printed from
- * here, in this order (argparse's: also the order an ambiguous prefix's
- * matches are named in); tests/t_cli_docs.sh checks that the man page and
- * the bash completion name every option --help lists.
+ * One row per capture option, argparse's add_argument() and git's struct
+ * option: its names, the value's name (NULL: none, or for a choice the
+ * choices), its group, where the value goes (a field of struct
+ * capture_cfg, which the engine reads as it is), its type, range, choices
+ * and default, and what --help says of it.  The usage line and the options
+ * of --help are printed from here, in this order (argparse's: also the
+ * order an ambiguous prefix's matches are named in); tests/t_cli_docs.sh
+ * checks the man page and the bash completion against --help, choices
+ * included.
  */
 struct opt {
 	char s;			/* short name or 0 */
 	const char *l;		/* long name */
-	const char *arg;	/* the value's name; NULL: no value */
+	const char *arg;	/* the value's name; NULL: none (T_CHOICE: the
+				 * choices, "a|b|c") */
 	int group;		/* G_*: which options it excludes */
-	int id;			/* O_*: what apply() does */
+	enum otype type;
+	size_t off, size;	/* the field in struct capture_cfg */
+	uint64_t min, max;	/* T_UINT: max, larger is no int; min 1: nonzero */
+	uint64_t top;		/* T_UINT: 0, or the most that is taken */
+	int set;		/* T_SET's value, or a T_CUSTOM's */
+	const struct choice *choices;	/* T_CHOICE, ended by a NULL name */
+	const char *fixed;	/* the value of an option that takes none */
+	bool eq_ok;		/* no value, but "--NAME=VALUE" is taken */
+	const char *def;	/* the default, stored as if given; NULL: 0 */
+	parse_fn parse;		/* T_CUSTOM */
 	const char *help;	/* lines after the first are indented */
 };
 
-/* --format's value: the writers' names (writers.h), "svg|folded|...",
- * made by capture_parse() before anything reads the table */
-static char format_arg[128];
+#define FIELD(x) .off = offsetof(struct capture_cfg, x), \
+	.size = sizeof(((struct capture_cfg *)0)->x)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* a choice: its name and the value it stores */
+#define CH(n, v) { .name = n, .value = v }
+static const struct choice group_choices[] = {
+	CH("comm", OW_GROUP_COMM), CH("process", OW_GROUP_PROCESS),
+	CH("thread", OW_GROUP_THREAD), { .name = NULL },
+};
+static const struct choice unwind_choices[] = {
+	CH("auto", OW_UNWIND_AUTO), CH("fp", OW_UNWIND_FP),
+	CH("cfi", OW_UNWIND_CFI), { .name = NULL },
+};
+static const struct choice unknown_choices[] = {
+	CH("file", false), CH("plain", true), { .name = NULL },
+};
+static const struct choice python_choices[] = {
+	CH("on", OW_PYTHON_ON), CH("off", OW_PYTHON_OFF),
+	CH("lines", OW_PYTHON_LINES), { .name = NULL },
+};
+static const struct choice help_choices[] = { CH("env", 1), { .name = NULL } };
+/* --format's: the writers' names (writers.h), made by capture_parse()
+ * before anything reads the table; --text's writer is hidden */
+#define MAX_WRITERS 16
+static struct choice format_choices[MAX_WRITERS + 1];
+
+static int help_opt(struct capture_cfg *, const struct opt *, const char *,
+		    const char *);
+static int version_opt(struct capture_cfg *, const struct opt *,
+		       const char *, const char *);
+static int ids_arg(struct capture_cfg *, const struct opt *, const char *,
+		   const char *);
+static int state_arg(struct capture_cfg *, const struct opt *, const char *,
+		     const char *);
+static int serve_arg(struct capture_cfg *, const struct opt *, const char *,
+		     const char *);
 
 static const struct opt opts[] = {
-	{ 'h', "help", NULL, G_NONE, O_HELP,
-	  "show this help message and exit" },
-	{ 0, "version", NULL, G_NONE, O_VERSION,
-	  "show the version and exit" },
-	{ 'p', "pid", "PID[,PID...]", G_THREADS, O_PID,
-	  "trace these processes only" },
-	{ 't', "tid", "TID[,TID...]", G_THREADS, O_TID,
-	  "trace these threads only" },
-	{ 'u', "user-threads-only", NULL, G_THREADS, O_UTHR,
-	  "user threads only (no kernel threads)" },
-	{ 'k', "kernel-threads-only", NULL, G_THREADS, O_KTHR,
-	  "kernel threads only (no user threads)" },
-	{ 'U', "user-stacks-only", NULL, G_STACKS, O_USTK,
-	  "show stacks from user space only" },
-	{ 'K', "kernel-stacks-only", NULL, G_STACKS, O_KSTK,
-	  "show stacks from kernel space only" },
-	{ 'd', "delimited", NULL, G_NONE, O_DELIM,
-	  "insert delimiter between kernel/user stacks" },
-	{ 'f', "folded", NULL, G_OUTPUT, O_FOLDED,
-	  "output folded format (as offwaketime -f)" },
-	{ 0, "text", NULL, G_OUTPUT, O_TEXT,
-	  "output offwaketime's multi-line text format" },
-	{ 0, "format", format_arg, G_OUTPUT, O_FORMAT,
-	  "what to write (default svg, or\n"
-	  "by -o FILE's extension: .svg, .folded, .pb.gz,\n"
-	  ".speedscope.json); pprof is gzipped\n"
-	  "profile.proto with addresses, build ids and\n"
-	  "comm/pid/tid labels, not written to a terminal" },
-	{ 0, "stack-storage-size", "N", G_NONE, O_SSS,
-	  "the number of unique stack traces the kernel\n"
-	  "side remembers having sent (default 131072);\n"
-	  "more are sent again, nothing is lost" },
-	{ 0, "ring-buffer-size", "MB", G_NONE, O_RINGBUF,
-	  "the buffer that brings stacks and process\n"
-	  "events to user space (default: 4 per CPU, 8 to\n"
-	  "256; rounded up to a power of 2); as much again\n"
-	  "for the copies of stacks whose tables are late" },
-	{ 0, "backlog", "N", G_NONE, O_BACKLOG,
-	  "stacks the kernel side keeps when the ring\n"
-	  "buffer is full, until read (default: by the\n"
-	  "machine's memory, 1/128 of it, 16384 to\n"
-	  "1048576; about 1 KB each, taken as used): a\n"
-	  "slow reader loses nothing until it is full" },
-	{ 'm', "min-block-time", "US", G_NONE, O_MIN,
-	  "only blocks of at least US microseconds\n"
-	  "(default 1)" },
-	{ 'M', "max-block-time", "US", G_NONE, O_MAX,
-	  "only blocks of at most US microseconds\n"
-	  "(default U64_MAX)" },
-	{ 0, "state", "MASK", G_NONE, O_STATE,
-	  "only tasks whose state has any bit of MASK set\n"
-	  "(1 interruptible, 2 uninterruptible: 3 either;\n"
-	  "as offwaketime); 0 means running (preempted) only" },
-	{ 'o', "output", "FILE", G_NONE, O_OUT,
-	  "write the output to FILE (atomically)" },
-	{ 'q', "quiet", NULL, G_NONE, O_QUIET,
-	  "no live status line (shown on a terminal only)" },
-	{ 0, "live", NULL, G_NONE, O_LIVE,
-	  "watch it live in the terminal: a tree of blocked\n"
-	  "stacks and their wakers, hottest first, with the\n"
-	  "last interval's time and the time since the start\n"
-	  "(keys: f follow, / search, space freeze, v view,\n"
-	  "w write a file, q quit and write the output)" },
-	{ 0, "interval", "S", G_NONE, O_INTERVAL,
-	  "seconds between a live view's refreshes\n"
-	  "(--live, --serve; default 1)" },
-	{ 0, "group", "comm|process|thread", G_NONE, O_GROUP,
-	  "name the bottom (and waker) frame comm\n"
-	  "(default, as offwaketime), comm-PID or\n"
-	  "comm-PID/TID, to single out a process or thread" },
-	{ 0, "follow", NULL, G_NONE, O_FOLLOW,
-	  "with -p: also trace the processes they start\n"
-	  "during the capture (followed in the kernel)" },
-	{ 0, "cgroup", "PATH", G_NONE, O_CGROUP,
-	  "only tasks in this cgroup v2 directory and its\n"
-	  "descendants (filtered in the kernel); with\n"
-	  "-p/-t/-u/-k/--follow or -- CMD, the tasks both\n"
-	  "select" },
-	{ 0, "unwind", "auto|fp|cfi", G_NONE, O_UNWIND,
-	  "how user stacks are walked: cfi follows each\n"
-	  "file's unwind tables (.eh_frame, .debug_frame),\n"
-	  "which needs no frame pointers; fp follows frame\n"
-	  "pointers (as offwaketime); auto (default): the\n"
-	  "tables where a file has them, frame pointers\n"
-	  "elsewhere (JIT code, files that cannot be read)" },
-	{ 0, "unknown-frames", "file|plain", G_NONE, O_UNKNOWN,
-	  "user frames without a symbol: file (default)\n"
-	  "names them after their file, \"[libc.so.6]\", as\n"
-	  "perf does; plain shows offwaketime's \"[unknown]\"" },
-	{ 0, "python", "on|off|lines", G_NONE, O_PYTHON,
-	  "CPython 3.11/3.12 frames in user stacks, in place of\n"
-	  "the interpreter's: on (default) names them\n"
-	  "\"function (file.py)\", lines adds \":LINE\", off\n"
-	  "keeps the interpreter's C frames" },
-	{ 0, "unwind-memory", "MB", G_NONE, O_UNWIND_MB,
-	  "kernel memory for unwind tables (default 32;\n"
-	  "files whose tables do not fit use frame pointers)" },
-	{ 0, "chain-depth", "N", G_NONE, O_CHAIN,
-	  "wakeup chain levels, 1 to 4 (default 1: the waker):\n"
-	  "2 adds who last woke the waker before it woke\n"
-	  "the target, and so on, each after a \"--\"" },
-	{ 0, "chain-max-age", "US", G_NONE, O_CHAIN_AGE,
-	  "a level is kept when the waker's own wakeup was\n"
-	  "at most US before it woke the next (default\n"
-	  "10000): older, the chain ends there" },
-	{ 0, "serve", "[ADDR:]PORT", G_NONE, O_SERVE,
-	  "serve a live view of the capture over HTTP, a\n"
-	  "page that updates every --interval with\n"
-	  "downloads of the SVG, folded and pprof; on\n"
-	  "127.0.0.1 unless ADDR is given (PORT 0: any free\n"
-	  "port; the address is printed, with a token that\n"
-	  "every request must carry)" },
+	{ 'h', "help", NULL, G_NONE, T_CUSTOM, .parse = help_opt,
+	  .choices = help_choices, .eq_ok = true,
+	  .help = "show this help message and exit (--help=env:\n"
+		  "the OFFWAKE_* environment settings)" },
+	{ 0, "version", NULL, G_NONE, T_CUSTOM, .parse = version_opt,
+	  .help = "show the version and exit" },
+	{ 'p', "pid", "PID[,PID...]", G_THREADS, T_CUSTOM, .parse = ids_arg,
+	  .set = OW_THREADS_TGID,
+	  .help = "trace these processes only" },
+	{ 't', "tid", "TID[,TID...]", G_THREADS, T_CUSTOM, .parse = ids_arg,
+	  .set = OW_THREADS_TID,
+	  .help = "trace these threads only" },
+	{ 'u', "user-threads-only", NULL, G_THREADS, T_SET, FIELD(threads),
+	  .set = OW_THREADS_USER,
+	  .help = "user threads only (no kernel threads)" },
+	{ 'k', "kernel-threads-only", NULL, G_THREADS, T_SET, FIELD(threads),
+	  .set = OW_THREADS_KERNEL,
+	  .help = "kernel threads only (no user threads)" },
+	{ 'U', "user-stacks-only", NULL, G_STACKS, T_BOOL, FIELD(user_stacks_only),
+	  .help = "show stacks from user space only" },
+	{ 'K', "kernel-stacks-only", NULL, G_STACKS, T_BOOL, FIELD(kernel_stacks_only),
+	  .help = "show stacks from kernel space only" },
+	{ 'd', "delimited", NULL, G_NONE, T_BOOL, FIELD(delimited),
+	  .help = "insert delimiter between kernel/user stacks" },
+	{ 'f', "folded", NULL, G_OUTPUT, T_CHOICE, FIELD(output),
+	  .choices = format_choices, .fixed = "folded",
+	  .help = "output folded format (as offwaketime -f)" },
+	{ 0, "text", NULL, G_OUTPUT, T_CHOICE, FIELD(output),
+	  .choices = format_choices, .fixed = "text",
+	  .help = "output offwaketime's multi-line text format" },
+	{ 0, "format", NULL, G_OUTPUT, T_CHOICE, FIELD(output),
+	  .choices = format_choices, .def = "svg",
+	  .help = "what to write (default svg, or\n"
+		  "by -o FILE's extension: .svg, .folded, .pb.gz,\n"
+		  ".speedscope.json); pprof is gzipped\n"
+		  "profile.proto with addresses, build ids and\n"
+		  "comm/pid/tid labels, not written to a terminal" },
+	{ 0, "stack-storage-size", "N", G_NONE, T_UINT, FIELD(stack_storage_size),
+	  .min = 1, .max = UINT32_MAX / 2, .def = "131072",
+	  .help = "the number of unique stack traces the kernel\n"
+		  "side remembers having sent (default 131072);\n"
+		  "more are sent again, nothing is lost" },
+	{ 0, "ring-buffer-size", "MB", G_NONE, T_UINT, FIELD(ringbuf_mb),
+	  .min = 1, .max = 4096,
+	  .help = "the buffer that brings stacks and process\n"
+		  "events to user space (default: 4 per CPU, 8 to\n"
+		  "256; rounded up to a power of 2); as much again\n"
+		  "for the copies of stacks whose tables are late" },
+	{ 0, "backlog", "N", G_NONE, T_UINT, FIELD(stack_backlog),
+	  .min = 1, .max = 1 << 24,
+	  .help = "stacks the kernel side keeps when the ring\n"
+		  "buffer is full, until read (default: by the\n"
+		  "machine's memory, 1/128 of it, 16384 to\n"
+		  "1048576; about 1 KB each, taken as used): a\n"
+		  "slow reader loses nothing until it is full" },
+	{ 'm', "min-block-time", "US", G_NONE, T_UINT, FIELD(min_block_us),
+	  .min = 1, .max = UINT64_MAX, .def = "1",
+	  .help = "only blocks of at least US microseconds\n"
+		  "(default 1)" },
+	{ 'M', "max-block-time", "US", G_NONE, T_UINT, FIELD(max_block_us),
+	  .min = 1, .max = UINT64_MAX, .def = "18446744073709551615",
+	  .help = "only blocks of at most US microseconds\n"
+		  "(default U64_MAX)" },
+	{ 0, "state", "MASK", G_NONE, T_CUSTOM, FIELD(state), .parse = state_arg,
+	  .max = UINT32_MAX,
+	  .help = "only tasks whose state has any bit of MASK set\n"
+		  "(1 interruptible, 2 uninterruptible: 3 either;\n"
+		  "as offwaketime); 0 means running (preempted) only" },
+	{ 'o', "output", "FILE", G_NONE, T_STR, FIELD(out_file),
+	  .help = "write the output to FILE (atomically)" },
+	{ 'q', "quiet", NULL, G_NONE, T_BOOL, FIELD(quiet),
+	  .help = "no live status line (shown on a terminal only)" },
+	{ 0, "live", NULL, G_NONE, T_BOOL, FIELD(live),
+	  .help = "watch it live in the terminal: a tree of blocked\n"
+		  "stacks and their wakers, hottest first, with the\n"
+		  "last interval's time and the time since the start\n"
+		  "(keys: f follow, / search, space freeze, v view,\n"
+		  "w write a file, q quit and write the output)" },
+	{ 0, "interval", "S", G_NONE, T_SECONDS, FIELD(interval), .def = "1",
+	  .help = "seconds between a live view's refreshes\n"
+		  "(--live, --serve; default 1)" },
+	{ 0, "group", NULL, G_NONE, T_CHOICE, FIELD(group),
+	  .choices = group_choices, .def = "comm",
+	  .help = "name the bottom (and waker) frame comm\n"
+		  "(default, as offwaketime), comm-PID or\n"
+		  "comm-PID/TID, to single out a process or thread" },
+	{ 0, "follow", NULL, G_NONE, T_BOOL, FIELD(follow),
+	  .help = "with -p: also trace the processes they start\n"
+		  "during the capture (followed in the kernel)" },
+	{ 0, "cgroup", "PATH", G_NONE, T_STR, FIELD(cgroup),
+	  .help = "only tasks in this cgroup v2 directory and its\n"
+		  "descendants (filtered in the kernel); with\n"
+		  "-p/-t/-u/-k/--follow or -- CMD, the tasks both\n"
+		  "select" },
+	{ 0, "unwind", NULL, G_NONE, T_CHOICE, FIELD(unwind),
+	  .choices = unwind_choices, .def = "auto",
+	  .help = "how user stacks are walked: cfi follows each\n"
+		  "file's unwind tables (.eh_frame, .debug_frame),\n"
+		  "which needs no frame pointers; fp follows frame\n"
+		  "pointers (as offwaketime); auto (default): the\n"
+		  "tables where a file has them, frame pointers\n"
+		  "elsewhere (JIT code, files that cannot be read)" },
+	{ 0, "unknown-frames", NULL, G_NONE, T_CHOICE, FIELD(plain_unknown),
+	  .choices = unknown_choices, .def = "file",
+	  .help = "user frames without a symbol: file (default)\n"
+		  "names them after their file, \"[libc.so.6]\", as\n"
+		  "perf does; plain shows offwaketime's \"[unknown]\"" },
+	{ 0, "python", NULL, G_NONE, T_CHOICE, FIELD(python),
+	  .choices = python_choices, .def = "on",
+	  .help = "CPython 3.11/3.12 frames in user stacks, in place of\n"
+		  "the interpreter's: on (default) names them\n"
+		  "\"function (file.py)\", lines adds \":LINE\", off\n"
+		  "keeps the interpreter's C frames" },
+	{ 0, "unwind-memory", "MB", G_NONE, T_UINT, FIELD(unwind_mb),
+	  .min = 1, .max = 65536, .def = "32",
+	  .help = "kernel memory for unwind tables (default 32;\n"
+		  "files whose tables do not fit use frame pointers)" },
+	{ 0, "chain-depth", "N", G_NONE, T_UINT, FIELD(chain_depth),
+	  .min = 1, .max = UINT32_MAX, .top = OW_CHAIN_MAX, .def = "1",
+	  .help = "wakeup chain levels, 1 to 4 (default 1: the waker):\n"
+		  "2 adds who last woke the waker before it woke\n"
+		  "the target, and so on, each after a \"--\"" },
+	{ 0, "chain-max-age", "US", G_NONE, T_UINT, FIELD(chain_max_age_us),
+	  .min = 1, .max = UINT64_MAX / 1000, .def = STR(OW_CHAIN_MAX_AGE_US),
+	  .help = "a level is kept when the waker's own wakeup was\n"
+		  "at most US before it woke the next (default\n"
+		  "10000): older, the chain ends there" },
+	{ 0, "serve", "[ADDR:]PORT", G_NONE, T_CUSTOM, FIELD(serve),
+	  .parse = serve_arg,
+	  .help = "serve a live view of the capture over HTTP, a\n"
+		  "page that updates every --interval with\n"
+		  "downloads of the SVG, folded and pprof; on\n"
+		  "127.0.0.1 unless ADDR is given (PORT 0: any free\n"
+		  "port; the address is printed, with a token that\n"
+		  "every request must carry)" },
 };
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOPTS ARRAY_SIZE(opts)
@@ -329,6 +388,27 @@ static void help_row(FILE *f, const char *name, const char *help)
 	fprintf(f, "%s\n", help);
 }
 
+/* Whether a value follows the option's name. */
+static bool takes_value(const struct opt *p)
+{
+	return p->arg || (p->type == T_CHOICE && !p->fixed);
+}
+
+/* The value's name: the row's, or a choice's choices, "auto|fp|cfi". */
+static const char *value_name(const struct opt *p)
+{
+	static char buf[128];
+	size_t n = 0;
+
+	if (p->arg)
+		return p->arg;
+	buf[0] = 0;
+	for (const struct choice *c = p->choices; c->name && n < sizeof(buf); c++)
+		if (!c->hidden)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "|" : "", c->name);
+	return buf;
+}
+
 /* "-p PID[,PID...]" (usage) or "-p, --pid PID[,PID...]" (help) */
 static const char *opt_invocation(const struct opt *p, bool usage)
 {
@@ -341,8 +421,8 @@ static const char *opt_invocation(const struct opt *p, bool usage)
 		n = snprintf(buf, sizeof(buf), "-%c, --%s", p->s, p->l);
 	else
 		n = snprintf(buf, sizeof(buf), "--%s", p->l);
-	if (p->arg)
-		snprintf(buf + n, sizeof(buf) - n, " %s", p->arg);
+	if (takes_value(p))
+		snprintf(buf + n, sizeof(buf) - n, " %s", value_name(p));
 	return buf;
 }
 
@@ -439,7 +519,7 @@ static const char *file_ext(const char *file)
  * --text), as gzip refuses to: an SVG, pprof or speedscope's JSON is
  * refused before tracing (-o /dev/stdout insists).
  */
-static int pick_format(struct capture_opts *o, const struct parse_state *ps)
+static int pick_format(struct capture_cfg *o, const struct parse_state *ps)
 {
 	const struct ow_writer *w;
 	const char *ext;
@@ -465,13 +545,94 @@ static int pick_format(struct capture_opts *o, const struct parse_state *ps)
 	return 0;
 }
 
-static int apply(struct capture_opts *o, struct parse_state *ps,
+/* v in the field of p, whichever its size (bool, enum or int, uint32_t,
+ * uint64_t; none: nothing). */
+static void put_int(struct capture_cfg *o, const struct opt *p, uint64_t v)
+{
+	void *f = (char *)o + p->off;
+
+	if (p->size == sizeof(bool))
+		*(bool *)f = v;
+	else if (p->size == sizeof(uint32_t))
+		*(uint32_t *)f = v;
+	else if (p->size == sizeof(uint64_t))
+		*(uint64_t *)f = v;
+}
+
+/* The choice named val, stored in the field of p (the one choice parser:
+ * --group, --unwind, --format, -f, --help=...). */
+static int choice_arg(struct capture_cfg *o, const struct opt *p,
+		      const char *name, const char *val)
+{
+	char list[256], fmt[400];
+	size_t n = 0;
+
+	for (const struct choice *c = p->choices; c->name; c++)
+		if (!strcmp(c->name, val) && (!c->hidden || val == p->fixed)) {
+			put_int(o, p, c->value);
+			return 0;
+		}
+	list[0] = 0;
+	for (const struct choice *c = p->choices; c->name && n < sizeof(list); c++)
+		if (!c->hidden)
+			n += snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", c->name);
+	/* the names have no '%' */
+	snprintf(fmt, sizeof(fmt), "argument %%s: invalid choice: '%%s' (choose from %s)", list);
+	return usage_error(fmt, name, val);
+}
+
+/* An integer in p's range, stored in its field. */
+static int uint_arg(struct capture_cfg *o, const struct opt *p,
+		    const char *name, const char *val)
+{
+	char fmt[128];
+	uint64_t v;
+	int r = int_arg(name, val, p->max, p->min > 0, &v);
+
+	if (!r && p->top && v > p->top) {
+		snprintf(fmt, sizeof(fmt), "argument %%s: must be %llu to %llu, not '%%s'",
+			 (unsigned long long)p->min, (unsigned long long)p->top);
+		r = usage_error(fmt, name, val);
+	}
+	put_int(o, p, v);
+	return r;
+}
+
+/* val, the option's value (NULL: it takes none), in the field of p. */
+static int store(struct capture_cfg *o, const struct opt *p, const char *name,
+		 const char *val)
+{
+	void *f = (char *)o + p->off;
+
+	if (p->fixed)
+		val = p->fixed;
+	switch (p->type) {
+	case T_BOOL:
+		*(bool *)f = true;
+		return 0;
+	case T_SET:
+		put_int(o, p, p->set);
+		return 0;
+	case T_UINT:
+		return uint_arg(o, p, name, val);
+	case T_SECONDS:
+		return seconds_arg(name, val, f);
+	case T_STR:
+		*(const char **)f = val;
+		return 0;
+	case T_CHOICE:
+		return choice_arg(o, p, name, val);
+	case T_CUSTOM:
+		return p->parse(o, p, name, val);
+	}
+	return 0;
+}
+
+/* The option p given (with val), after the options it excludes. */
+static int apply(struct capture_cfg *o, struct parse_state *ps,
 		 const struct opt *p, const char *val)
 {
-	const char *name = opt_name(p);
 	int g = p->group;
-	uint64_t v;
-	int r = 0;
 
 	if (g && ps->seen[g] && ps->seen[g] != p) {
 		char other[64];
@@ -482,150 +643,87 @@ static int apply(struct capture_opts *o, struct parse_state *ps,
 	}
 	if (g)
 		ps->seen[g] = p;
-	switch (p->id) {
-	case O_HELP:
+	return store(o, p, opt_name(p), val);
+}
+
+/* The custom parsers. */
+
+/* --help, or --help=env: the settings (common/settings.h). */
+static int help_opt(struct capture_cfg *o, const struct opt *p,
+		    const char *name, const char *val)
+{
+	const char *arg, *help, *env;
+
+	if (val && choice_arg(o, p, name, val))	/* "env" only */
+		return 2;
+	if (!val) {
 		print_help(stdout);
 		return 1;
-	case O_VERSION:
-		printf("%s %s\n", OW_PROG, OFFWAKE_VERSION);
-		return 1;
-	case O_PID:
-	case O_TID:
-		o->threads = p->id == O_PID ? OW_THREADS_TGID : OW_THREADS_TID;
-		return id_list(o, name, val);
-	case O_UTHR:
-		o->threads = OW_THREADS_USER;
-		break;
-	case O_KTHR:
-		o->threads = OW_THREADS_KERNEL;
-		break;
-	case O_USTK:
-		o->user_stacks_only = true;
-		break;
-	case O_KSTK:
-		o->kernel_stacks_only = true;
-		break;
-	case O_DELIM:
-		o->delimited = true;
-		break;
-	case O_FOLDED:
-		o->output = ow_writer_by_name("folded");
-		break;
-	case O_TEXT:
-		o->output = ow_writer_by_name("text");
-		break;
-	case O_SSS:
-		r = int_arg(name, val, UINT32_MAX / 2, true, &v);
-		o->stack_storage_size = v;
-		break;
-	case O_MIN:
-		r = int_arg(name, val, UINT64_MAX, true, &o->min_block_us);
-		break;
-	case O_MAX:
-		r = int_arg(name, val, UINT64_MAX, true, &o->max_block_us);
-		break;
-	case O_STATE:
-		r = int_arg(name, val, UINT32_MAX, false, &v);
-		o->has_state = true;
-		o->state = v;
-		break;
-	case O_OUT:
-		o->out_file = val;
-		break;
-	case O_QUIET:
-		o->quiet = true;
-		break;
-	case O_LIVE:
-		o->live = true;
-		break;
-	case O_INTERVAL:
-		r = seconds_arg(name, val, &o->interval);
-		break;
-	case O_FOLLOW:
-		o->follow = true;
-		break;
-	case O_CGROUP:
-		o->cgroup = val;
-		break;
-	case O_GROUP:
-		if (!strcmp(val, "comm"))
-			o->group = OW_GROUP_COMM;
-		else if (!strcmp(val, "process"))
-			o->group = OW_GROUP_PROCESS;
-		else if (!strcmp(val, "thread"))
-			o->group = OW_GROUP_THREAD;
-		else
-			return usage_error("argument %s: invalid choice: '%s' (choose from 'comm', 'process', 'thread')",
-					   name, val);
-		break;
-	case O_UNWIND:
-		if (!strcmp(val, "auto"))
-			o->unwind = OW_UNWIND_AUTO;
-		else if (!strcmp(val, "fp"))
-			o->unwind = OW_UNWIND_FP;
-		else if (!strcmp(val, "cfi"))
-			o->unwind = OW_UNWIND_CFI;
-		else
-			return usage_error("argument %s: invalid choice: '%s' (choose from 'auto', 'fp', 'cfi')",
-					   name, val);
-		break;
-	case O_UNKNOWN:
-		if (strcmp(val, "file") && strcmp(val, "plain"))
-			return usage_error("argument %s: invalid choice: '%s' (choose from 'file', 'plain')",
-					   name, val);
-		o->plain_unknown = !strcmp(val, "plain");
-		break;
-	case O_PYTHON:
-		if (!strcmp(val, "off"))
-			o->python = OW_PYTHON_OFF;
-		else if (!strcmp(val, "on"))
-			o->python = OW_PYTHON_ON;
-		else if (!strcmp(val, "lines"))
-			o->python = OW_PYTHON_LINES;
-		else
-			return usage_error("argument %s: invalid choice: '%s' (choose from 'on', 'off', 'lines')",
-					   name, val);
-		break;
-	case O_UNWIND_MB:
-		r = int_arg(name, val, 65536, true, &o->unwind_mb);
-		break;
-	case O_RINGBUF:
-		r = int_arg(name, val, 4096, true, &o->ringbuf_mb);
-		break;
-	case O_BACKLOG:
-		r = int_arg(name, val, 1 << 24, true, &v);
-		o->stack_backlog = v;
-		break;
-	case O_CHAIN:
-		r = int_arg(name, val, UINT32_MAX, true, &v);
-		if (!r && v > OW_CHAIN_MAX)
-			r = usage_error("argument %s: must be 1 to 4, not '%s'",
-					name, val);
-		o->chain_depth = v;
-		break;
-	case O_CHAIN_AGE:
-		r = int_arg(name, val, UINT64_MAX / 1000, true,
-			    &o->chain_max_age_us);
-		break;
-	case O_SERVE:
-		if (web_parse_addr(val, NULL))
-			return usage_error("%s: expected [ADDR:]PORT (an IPv4 address, or IPv6 in brackets; PORT 0 to 65535): '%s'",
-					   "--serve", val);
-		o->serve = val;
-		break;
-	case O_FORMAT:
-		o->output = ow_writer_by_name(val);
-		if (o->output < 0 || ow_writers[o->output].own_option) {
-			char choices[256], fmt[400];
-
-			/* the names have no '%' */
-			snprintf(fmt, sizeof(fmt), "argument %%s: invalid choice: '%%s' (choose from %s)",
-				 ow_writer_choices(choices, sizeof(choices), "'%s'", ", "));
-			return usage_error(fmt, name, val);
-		}
-		break;
 	}
+	printf("environment settings (read at the start; most are for the tests):\n");
+	for (size_t i = 0; (env = ow_setting_row(i, &arg, &help)); i++) {
+		char row[96];
+
+		snprintf(row, sizeof(row), "%s=%s", env, arg);
+		help_row(stdout, row, help);
+	}
+	return 1;
+}
+static int version_opt(struct capture_cfg *o, const struct opt *p,
+		       const char *name, const char *val)
+{
+	printf("%s %s\n", OW_PROG, OFFWAKE_VERSION);
+	return 1;
+}
+
+/* -p, -t: the ids, comma-separated; p->set is what o->threads becomes. */
+static int ids_arg(struct capture_cfg *o, const struct opt *p,
+		   const char *name, const char *val)
+{
+	char *copy = strdup(val), *tok, *save = NULL;
+	size_t n = 1;
+	uint32_t *ids;
+	uint64_t v;
+	int r = 0;
+
+	o->threads = p->set;
+	for (const char *c = val; *c; c++)
+		n += *c == ',';
+	ids = realloc(o->ids, n * sizeof(*ids));
+	if (!copy || !ids) {
+		free(copy);
+		return usage_error("argument %s: %s", name, strerror(ENOMEM));
+	}
+	o->ids = ids;
+	o->nids = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !r;
+	     tok = strtok_r(NULL, ",", &save)) {
+		r = int_arg(name, tok, INT32_MAX, false, &v);
+		o->ids[o->nids++] = v;
+	}
+	if (!r && !o->nids)
+		r = usage_error("argument %s: invalid int value: '%s'", name,
+				val);
+	free(copy);
 	return r;
+}
+
+/* --state MASK: 0 is a mask too (running only), so has_state says given. */
+static int state_arg(struct capture_cfg *o, const struct opt *p,
+		     const char *name, const char *val)
+{
+	o->has_state = true;
+	return uint_arg(o, p, name, val);
+}
+
+static int serve_arg(struct capture_cfg *o, const struct opt *p,
+		     const char *name, const char *val)
+{
+	if (web_parse_addr(val, NULL))
+		return usage_error("%s: expected [ADDR:]PORT (an IPv4 address, or IPv6 in brackets; PORT 0 to 65535): '%s'",
+				   "--serve", val);
+	o->serve = val;
+	return 0;
 }
 
 static const struct opt *find_long(const char *name, size_t len)
@@ -673,7 +771,7 @@ static const struct opt *find_prefix(const char *name, size_t len,
  * argparse allows), else a render option by its full name, stored in rest
  * with its value.  0 done, else the exit status.
  */
-static int long_opt(struct capture_opts *o, struct parse_state *ps,
+static int long_opt(struct capture_cfg *o, struct parse_state *ps,
 		    int argc, char **argv, int *i, char **rest, int *nrest)
 {
 	const char *a = argv[*i] + 2, *eq = strchr(a, '=');
@@ -693,11 +791,11 @@ static int long_opt(struct capture_opts *o, struct parse_state *ps,
 	}
 	if (!p && !(p = find_prefix(a, len, argv[*i], &r)))
 		return r;
-	if (!p->arg) {
-		if (eq)
+	if (!takes_value(p)) {
+		if (eq && !p->eq_ok)
 			return usage_error("argument %s: ignored explicit argument '%s'",
 					   opt_name(p), eq + 1);
-		return apply(o, ps, p, NULL);
+		return apply(o, ps, p, eq ? eq + 1 : NULL);
 	}
 	if (eq)
 		return apply(o, ps, p, eq + 1);
@@ -710,7 +808,7 @@ static int long_opt(struct capture_opts *o, struct parse_state *ps,
 /* Parse a bundle of short options ("-fK", "-p123", "-p 123"); a letter
  * offwaketime does not have is an error (not a render option's prefix:
  * "-s 5" is no --subtitle). */
-static int short_opts(struct capture_opts *o, struct parse_state *ps,
+static int short_opts(struct capture_cfg *o, struct parse_state *ps,
 		      int argc, char **argv, int *i)
 {
 	const char *a = argv[*i] + 1;
@@ -728,7 +826,7 @@ static int short_opts(struct capture_opts *o, struct parse_state *ps,
 			return usage_error("unrecognized arguments: -%s%s", c,
 					   "");
 		}
-		if (p->arg) {
+		if (takes_value(p)) {
 			if (a[1])
 				return apply(o, ps, p, a + 1);
 			if (*i + 1 >= argc)
@@ -743,23 +841,20 @@ static int short_opts(struct capture_opts *o, struct parse_state *ps,
 	return 0;
 }
 
-int capture_parse(struct capture_opts *o, int argc, char **argv)
+int capture_parse(struct capture_cfg *o, int argc, char **argv)
 {
 	struct parse_state ps = { { 0 } };
 	char **rest = calloc(argc + 1, sizeof(*rest));
 	int nrest = 0, nfiles = 0, r = 0;
 	uint64_t v;
 
-	ow_writer_choices(format_arg, sizeof(format_arg), "%s", "|");
 	memset(o, 0, sizeof(*o));
-	o->stack_storage_size = 131072;
-	o->unwind_mb = 32;
-	o->chain_depth = 1;
-	o->interval = 1.0;
-	o->python = OW_PYTHON_ON;
-	o->chain_max_age_us = OW_CHAIN_MAX_AGE_US;
-	o->min_block_us = 1;
-	o->max_block_us = UINT64_MAX;
+	for (size_t i = 0; i < ow_nwriters && i < MAX_WRITERS; i++)
+		format_choices[i] = (struct choice){ ow_writers[i].name, i,
+						     ow_writers[i].own_option };
+	for (size_t i = 0; i < NOPTS; i++)	/* the defaults */
+		if (opts[i].def)
+			store(o, &opts[i], opts[i].l, opts[i].def);
 	fg_options_init(&o->fg);
 	o->fg.colors = "chain";
 	o->fg.countname = "us";
@@ -813,7 +908,7 @@ int capture_parse(struct capture_opts *o, int argc, char **argv)
 	return r;
 }
 
-void capture_opts_free(struct capture_opts *o)
+void capture_cfg_free(struct capture_cfg *o)
 {
 	free(o->ids);
 	o->ids = NULL;

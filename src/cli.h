@@ -67,52 +67,14 @@ enum ow_group {
 };
 
 struct capture;
-struct capture_opts;
-
-struct capture_opts {
-	enum ow_threads threads;
-	uint32_t *ids;		/* -p / -t values */
-	size_t nids;
-	bool follow;		/* --follow: -p's processes' children too */
-	const char *cgroup;	/* --cgroup PATH, or NULL */
-	uint64_t cgroup_id;	/* its id (run.c checks the path) */
-	enum ow_group group;	/* --group, default comm */
-	char **cmd;		/* -- CMD [ARGS...], NULL-terminated, or NULL */
-	int cmd_pid;		/* CMD, started and waiting (run.c) */
-	int cmd_go;		/* write a byte here to let CMD exec, or -1 */
-	bool user_stacks_only;	/* -U */
-	bool kernel_stacks_only; /* -K */
-	bool delimited;		/* -d */
-	int output;		/* the writer (export/writers.h) */
-	uint32_t stack_storage_size;	/* 131072 */
-	uint64_t min_block_us;	/* 1 */
-	uint64_t max_block_us;	/* UINT64_MAX */
-	bool has_state;
-	uint32_t state;		/* --state MASK */
-	uint64_t duration;	/* seconds; 0: until SIGINT/SIGTERM */
-	const char *out_file;	/* -o FILE, NULL: stdout */
-	bool quiet;		/* -q: no status line */
-	enum ow_unwind unwind;	/* --unwind, default auto */
-	uint64_t unwind_mb;	/* --unwind-memory MB, default 32 */
-	uint64_t ringbuf_mb;	/* --ring-buffer-size MB; 0: by the CPUs */
-	uint32_t stack_backlog;	/* --backlog N; 0: by the memory */
-	bool plain_unknown;	/* --unknown-frames=plain */
-	enum ow_python python;	/* --python, default on */
-	uint32_t chain_depth;	/* --chain-depth N: waker levels, 1 to 4 */
-	uint64_t chain_max_age_us;	/* --chain-max-age US */
-	struct fg_options fg;	/* render options for the SVG */
-	bool subtitle_set;	/* --subtitle given: no automatic one */
-	bool live;		/* --live: the terminal view (live/tui.h) */
-	double interval;	/* --interval S: between live updates (1) */
-	const char *serve;	/* --serve [ADDR:]PORT, or NULL (live/web.h) */
-};
+struct capture_cfg;	/* the options: capture/capture_cfg.h */
 
 /*
  * Parse the capture command line.  Returns 0 to run, 1 when --help or
  * --version was printed (exit 0), 2 after a usage error was printed.
  */
-int capture_parse(struct capture_opts *o, int argc, char **argv);
-void capture_opts_free(struct capture_opts *o);
+int capture_parse(struct capture_cfg *o, int argc, char **argv);
+void capture_cfg_free(struct capture_cfg *o);
 
 /*
  * A live view of the running capture (src/live/; the table is
@@ -126,9 +88,9 @@ void capture_opts_free(struct capture_opts *o);
  */
 struct capture;
 struct ow_live_view {
-	bool (*wanted)(const struct capture_opts *o);
-	int (*check)(const struct capture_opts *o);
-	void *(*start)(const struct capture_opts *o, struct capture *c);
+	bool (*wanted)(const struct capture_cfg *o);
+	int (*check)(const struct capture_cfg *o);
+	void *(*start)(const struct capture_cfg *o, struct capture *c);
 	void (*stop)(void *v);
 	void (*report)(const void *v);
 	void (*free)(void *v);
@@ -138,6 +100,6 @@ extern const size_t ow_nlive_views;
 #define OW_LIVE_MAX 4	/* rows of ow_live_views at most */
 
 /* Run the capture and write the output; returns the exit status. */
-int capture_main(struct capture_opts *o);
+int capture_main(struct capture_cfg *o);
 
 #endif

@@ -11,7 +11,9 @@
 #include <ctype.h>
 #include <string.h>
 #include "cli.h"
+#include "capture/capture_cfg.h"
 #include "common/safetext.h"
+#include "common/settings.h"
 #include "common/util.h"
 #include "reports/convert.h"
 #include "reports/diff.h"
@@ -78,9 +80,10 @@ static const char *meant_command(const char *w)
 int main(int argc, char **argv)
 {
 	const char *meant;
-	struct capture_opts o;
+	struct capture_cfg o;
 	int r;
 
+	ow_settings_read();	/* the OFFWAKE_* settings, once */
 	/* names from traced processes and other users are in our messages */
 	if (ow_stderr_escape()) {
 		ow_err("escaping standard error: out of memory");
@@ -95,10 +98,10 @@ int main(int argc, char **argv)
 	}
 	r = capture_parse(&o, argc, argv);
 	if (r) {
-		capture_opts_free(&o);
+		capture_cfg_free(&o);
 		return r == 1 ? 0 : r;
 	}
 	r = capture_main(&o);
-	capture_opts_free(&o);
+	capture_cfg_free(&o);
 	return r;
 }

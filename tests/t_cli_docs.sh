@@ -4,9 +4,13 @@
 # from args.c's option table and main.c's command table); this checks that
 # the usage line, the man page's SYNOPSIS and CAPTURE OPTIONS, and the bash
 # completion name every capture option, operand and command --help lists
-# (and the completion every render option "render --help" lists), and
-# names what is missing.  -h/--help and --version are GNU's and not asked
-# of the man page.
+# (and the completion every render option "render --help" lists), that
+# an option of choices ("--group comm|process|thread") has the same ones
+# in its man page tag and its completion, and that the OFFWAKE_*
+# settings (src/common/settings.c's rows, "--help=env") are all the ones
+# src/ names, each in the man page's ENVIRONMENT, none read with getenv()
+# elsewhere; and names what is missing.  -h/--help and --version are
+# GNU's and not asked of the man page.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 MAN=src/offwake-svg.8
@@ -102,3 +106,42 @@ rend=$(offered offwake-svg render -)
 m=""
 for x in "${ropts[@]}"; do has "$rend" "$x" || m="$m $x"; done
 report cli_docs_completion_render "$m" ${#ropts[@]} 20
+
+# options of choices: "--unwind auto|fp|cfi" in --help; the man page's tag
+# names the same choices, the completion offers them and no others
+m_man=""; m_comp=""; n=0
+for r in "${rows[@]}"; do
+	val=${r##* }
+	case $val in *'|'*) ;; *) continue ;; esac
+	case $val in *'['*) continue ;; esac
+	opt=$(names "$r" | tail -1)
+	mapfile -t ch < <(tr '|' '\n' <<< "$val")
+	n=$((n + 1))
+	tagged "$opt" "${ch[@]}" || m_man="$m_man $opt"
+	got=$(offered offwake-svg "$opt" "" | tr ' ' '\n' | sort | xargs)
+	want=$(printf '%s\n' "${ch[@]}" | sort | xargs)
+	[ "$got" = "$want" ] || m_comp="$m_comp $opt($got, not $want)"
+done
+report cli_docs_man_choices "$m_man" "$n" 5
+report cli_docs_completion_choices "$m_comp" "$n" 5
+
+# the OFFWAKE_* settings: the rows --help=env lists, every name src/ uses
+# (not the version macro nor header guards), the man page's ENVIRONMENT
+mapfile -t envs < <("$OFFWAKE" --help=env | sed -n 's/^  \(OFFWAKE_[A-Z0-9_]*\)=.*/\1/p')
+used=$(grep -rhoE '\bOFFWAKE_[A-Z0-9_]+' src | grep -vxE 'OFFWAKE_(VERSION|H)' | sort -u)
+m=""
+for x in $used; do has "${envs[*]}" "$x" || m="$m $x"; done
+report cli_docs_settings_rows "$m" "$(wc -w <<< "$used")" 15
+mantags=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH/{/^\.TP/{n;p}}' "$MAN" | sed -e 's/\\f[BIRP]//g' | xargs)
+m=""
+for x in "${envs[@]}"; do has "$mantags" "$x" || m="$m $x"; done
+for x in $mantags; do
+	case $x in OFFWAKE_*) has "${envs[*]}" "$x" || m="$m $x(not a row)" ;; esac
+done
+report cli_docs_man_environment "$m" ${#envs[@]} 15
+# read in one place: src/common/settings.c; src/unwind/table_cache.c reads
+# OFFWAKE_UNWIND_CACHE itself (linked into the unit tests without
+# settings.c); render/ reads none (it cannot see src/)
+bad=$(grep -rlE 'getenv\("OFFWAKE_' src render | grep -vxE 'src/common/settings.c|src/unwind/table_cache.c' | xargs)
+[ -z "$bad" ] && [ -f src/common/settings.c ] && pass cli_docs_settings_one_place ||
+	fail cli_docs_settings_one_place "getenv(\"OFFWAKE_...\") in: $bad"

@@ -79,6 +79,7 @@
 #include "symbols/debuginfod.h"
 #include "unwind/table_cache.h"
 #include "common/progress.h"
+#include "common/settings.h"
 #include "common/util.h"
 #include "base/outfile.h"
 
@@ -232,9 +233,7 @@ static uint64_t us_to_ns(uint64_t us)
 /* A number from the environment (test settings), else def. */
 static unsigned env_uint(const char *name, unsigned def)
 {
-	const char *v = getenv(name);
-
-	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
+	return ow_setting_uint(name, def);
 }
 
 /* Whether the kernel has the bare tracepoint name (its BTF says so). */
@@ -383,7 +382,7 @@ static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 	configure(s, o, raw);
 	/* OFFWAKE_DEBUG=stats: the verifier's figures of each program that
 	 * loads too (instructions processed, of its 1M budget) */
-	if (getenv("OFFWAKE_DEBUG") && !strcmp(getenv("OFFWAKE_DEBUG"), "stats")) {
+	if (ow_setting_str("OFFWAKE_DEBUG") && !strcmp(ow_setting_str("OFFWAKE_DEBUG"), "stats")) {
 		struct bpf_program *p;
 
 		bpf_object__for_each_program(p, s->obj)
@@ -1142,7 +1141,7 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		       BTF_PATH, strerror(errno));
 		return -1;
 	}
-	libbpf_set_print(getenv("OFFWAKE_DEBUG") ? libbpf_verbose :
+	libbpf_set_print(ow_setting_str("OFFWAKE_DEBUG") ? libbpf_verbose :
 						   libbpf_quiet);
 	/* (the status line says what start-up is doing: a terminal's only) */
 	progress_phase(c->pg, "starting: loading the BPF programs");
@@ -1252,7 +1251,7 @@ static int interrupted(struct capture *c)
  */
 static int memstats_open(struct capture *c)
 {
-	const char *path = getenv("OFFWAKE_MEMSTATS"), *why;
+	const char *path = ow_setting_str("OFFWAKE_MEMSTATS"), *why;
 	int fd;
 
 	if (!path || !*path)

@@ -277,7 +277,7 @@ static void line_frames(const struct parts *p, const struct ow_key *k,
 			  delim, p->up[i].ctx, p->up[i].name, p->up[i].pid);
 }
 
-static const char *stack_kind(const struct capture_opts *o)
+static const char *stack_kind(const struct capture_cfg *o)
 {
 	if (o->user_stacks_only)
 		return "user";
@@ -333,7 +333,7 @@ static void cmd_line(char *const *cmd, char *buf, size_t len)
 
 /* "all threads", "PID 12,34", ... as offwaketime names what it traces;
  * "tar cf - /usr (PID 1234)" for -- CMD (and " in cgroup PATH"). */
-void output_traced(const struct capture_opts *o, char *buf, size_t len)
+void output_traced(const struct capture_cfg *o, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		[OW_THREADS_ALL] = "all threads", [OW_THREADS_TGID] = "PID",
@@ -357,7 +357,7 @@ void output_traced(const struct capture_opts *o, char *buf, size_t len)
 }
 
 /* offwaketime's first lines (--text) */
-static void text_header(char *buf, size_t len, const struct capture_opts *o)
+static void text_header(char *buf, size_t len, const struct capture_cfg *o)
 {
 	size_t n = snprintf(buf, len, "Tracing blocked time (us) by %s off-CPU and waker stack",
 			    stack_kind(o));
@@ -401,7 +401,7 @@ static size_t entry_labels(struct folder *fo, const struct agg_entry *e,
  * what the writer needs (writers.h). */
 struct capsrc {
 	struct capture *c;
-	const struct capture_opts *o;
+	const struct capture_cfg *o;
 	struct row *sorted;	/* smallest first, or NULL: as summed */
 	size_t nsorted;
 	unsigned needs;
@@ -441,7 +441,7 @@ typedef int (*profile_fn)(const struct ow_profile *p, struct fg_options *fg,
 /* What was traced: the SVG's subtitle, the profile's name and comments
  * (pprof), offwaketime's header (--text); then fn, with the samples as a
  * writer of `needs` wants them. */
-static int with_profile(struct capture *c, const struct capture_opts *o,
+static int with_profile(struct capture *c, const struct capture_cfg *o,
 			unsigned needs, profile_fn fn, void *ctx)
 {
 	char com[6][640], title[512], what[256], subtitle[512], preamble[256];
@@ -501,7 +501,7 @@ static int with_profile(struct capture *c, const struct capture_opts *o,
 /* A writer's job for with_profile(): ctx is the capture's options and
  * the file. */
 struct write_to {
-	const struct capture_opts *o;
+	const struct capture_cfg *o;
 	FILE *out;
 };
 
@@ -514,7 +514,7 @@ static int write_profile(const struct ow_profile *p, struct fg_options *fg,
 	return ow_writers[w->o->output].write(p, &wo, w->out);
 }
 
-static int write_all(struct capture *c, const struct capture_opts *o,
+static int write_all(struct capture *c, const struct capture_cfg *o,
 		     FILE *out)
 {
 	struct write_to w = { o, out };
@@ -536,7 +536,7 @@ static int read_profile(const struct ow_profile *p, struct fg_options *fg,
 	return r->fn(p, r->ctx);
 }
 
-int output_profile(struct capture *c, const struct capture_opts *o,
+int output_profile(struct capture *c, const struct capture_cfg *o,
 		   int (*fn)(const struct ow_profile *p, void *ctx), void *ctx)
 {
 	struct read_by r = { fn, ctx };
@@ -619,7 +619,7 @@ void output_discard(struct output *out)
 	output_close(out, false);
 }
 
-int output_write_to(FILE *f, struct capture *c, const struct capture_opts *o)
+int output_write_to(FILE *f, struct capture *c, const struct capture_cfg *o)
 {
 	int r = write_all(c, o, f);
 
@@ -627,7 +627,7 @@ int output_write_to(FILE *f, struct capture *c, const struct capture_opts *o)
 }
 
 int output_write(struct output *out, struct capture *c,
-		 const struct capture_opts *o)
+		 const struct capture_cfg *o)
 {
 	int r;
 

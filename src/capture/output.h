@@ -25,9 +25,9 @@ int output_open(struct output *out, const char *path);
 void output_discard(struct output *out);
 /* Write the capture as o asks and close; returns the exit status. */
 int output_write(struct output *out, struct capture *c,
-		 const struct capture_opts *o);
+		 const struct capture_cfg *o);
 /* What is traced, as the titles name it: "PID 12,34", "CMD (PID 1234)". */
-void output_traced(const struct capture_opts *o, char *buf, size_t len);
+void output_traced(const struct capture_cfg *o, char *buf, size_t len);
 /*
  * Hand the capture to fn as the profile model (export/profile.h) as the
  * writers see it, its samples in the capture's order (keys summed as the
@@ -35,11 +35,11 @@ void output_traced(const struct capture_opts *o, char *buf, size_t len);
  * reads; fn's result.
  */
 struct ow_profile;
-int output_profile(struct capture *c, const struct capture_opts *o,
+int output_profile(struct capture *c, const struct capture_cfg *o,
 		   int (*fn)(const struct ow_profile *p, void *ctx), void *ctx);
 
 /* Write the capture as o asks to f, which stays open (a live view's
  * snapshot, in memory); returns the exit status. */
-int output_write_to(FILE *f, struct capture *c, const struct capture_opts *o);
+int output_write_to(FILE *f, struct capture *c, const struct capture_cfg *o);
 
 #endif

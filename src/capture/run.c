@@ -28,6 +28,7 @@
 #include "output.h"
 #include "symbols/procmaps.h"
 #include "common/progress.h"
+#include "common/settings.h"
 #include "common/util.h"
 #include "export/writers.h"
 
@@ -36,8 +37,7 @@
  * 2147483647 took 16 GiB of kernel memory without a word.  A quarter of
  * the RAM at most for each; the message says what it would need.
  */
-static int check_memory(const struct capture_opts *o,
-			const struct capture_cfg *cfg)
+static int check_memory(const struct capture_cfg *o)
 {
 	uint64_t slots = 1, ram, need, rb;
 	uint32_t backlog;
@@ -55,7 +55,7 @@ static int check_memory(const struct capture_opts *o,
 		       (unsigned long long)slots, ram / 1073741824.0);
 		return -1;
 	}
-	capture_buffer_sizes(cfg, &rb, &backlog);
+	capture_buffer_sizes(o, &rb, &backlog);
 	need = rb + (uint64_t)backlog * sizeof(struct ow_stack);
 	if ((o->ringbuf_mb || o->stack_backlog) && need > ram / 4) {
 		ow_err("--ring-buffer-size %llu, --backlog %u: %.1f GiB of kernel memory at most (a ring buffer of %llu MB and %u stacks of %zu bytes), more than a quarter of this machine's %.1f GiB",
@@ -81,7 +81,7 @@ static int check_memory(const struct capture_opts *o,
  * streams are its own, except that its standard output goes to our
  * standard error when ours carries the SVG or folded output.
  */
-static int start_cmd(struct capture_opts *o)
+static int start_cmd(struct capture_cfg *o)
 {
 	uint32_t *id = malloc(sizeof(*id));
 	int go[2];
@@ -115,6 +115,7 @@ static int start_cmd(struct capture_opts *o)
 	o->ids = id;
 	o->nids = 1;
 	o->threads = OW_THREADS_TGID;
+	o->follow = true;
 	o->cmd_pid = pid;
 	o->cmd_go = go[1];
 	return 0;
@@ -132,29 +133,12 @@ static int cmd_exit(const struct capture *c, int r)
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : r;
 }
 
-/* What the engine is to do, from the command line and what its output
- * needs. */
-static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
+/* What the engine keeps for the output o asks for (--serve offers pprof
+ * too). */
+static void output_needs(struct capture_cfg *o)
 {
-	*e = (struct capture_cfg){
-		.threads = o->threads, .ids = o->ids, .nids = o->nids,
-		.follow = o->follow || o->cmd, .group = o->group,
-		.cgroup = o->cgroup, .cgroup_id = o->cgroup_id,
-		.cmd_pid = o->cmd ? o->cmd_pid : 0, .cmd_go = o->cmd_go,
-		.user_stacks_only = o->user_stacks_only,
-		.kernel_stacks_only = o->kernel_stacks_only,
-		.stack_storage_size = o->stack_storage_size,
-		.min_block_us = o->min_block_us, .max_block_us = o->max_block_us,
-		.has_state = o->has_state, .state = o->state,
-		.duration = o->duration, .unwind = o->unwind,
-		.unwind_mb = o->unwind_mb, .chain_depth = o->chain_depth,
-		.chain_max_age_us = o->chain_max_age_us,
-		.ringbuf_mb = o->ringbuf_mb, .stack_backlog = o->stack_backlog,
-		.plain_unknown = o->plain_unknown, .python = o->python,
-		.merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY),
-		/* --serve offers pprof too */
-		.locs = (ow_writer_needs(o->output) & OW_NEED_ADDRS) || o->serve,
-	};
+	o->merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY);
+	o->locs = (ow_writer_needs(o->output) & OW_NEED_ADDRS) || o->serve;
 }
 
 /*
@@ -164,7 +148,7 @@ static void engine_cfg(const struct capture_opts *o, struct capture_cfg *e)
  */
 struct snap {
 	const char *path;
-	const struct capture_opts *o;
+	const struct capture_cfg *o;
 };
 
 static int write_snapshot(struct capture *c, void *ctx)
@@ -185,7 +169,7 @@ static int snapshot_job(struct capture *c, void *ctx)
 }
 
 /* Each -p id must be a process, each -t id a thread; else exit status 2. */
-static int check_ids(const struct capture_opts *o)
+static int check_ids(const struct capture_cfg *o)
 {
 	bool pid = o->threads == OW_THREADS_TGID;
 
@@ -209,7 +193,7 @@ static int check_ids(const struct capture_opts *o)
 }
 
 /* The -p/-t ids that are gone by now (they were there at the start). */
-static void report_exited(const struct capture_opts *o)
+static void report_exited(const struct capture_cfg *o)
 {
 	bool pid = o->threads == OW_THREADS_TGID;
 
@@ -223,7 +207,7 @@ static void report_exited(const struct capture_opts *o)
 
 /* Whether each live view o asks for can run here (a terminal, ...): 0,
  * or -1 after a message (a usage error). */
-static int live_check(const struct capture_opts *o)
+static int live_check(const struct capture_cfg *o)
 {
 	for (size_t i = 0; i < ow_nlive_views; i++)
 		if (ow_live_views[i].wanted(o) && ow_live_views[i].check &&
@@ -235,7 +219,7 @@ static int live_check(const struct capture_opts *o)
 /* The live views o asks for (cli.h), before the capture and before CMD
  * starts (a port in use fails at once; the screen first: -- CMD's
  * standard error is kept with ours).  0, or -1 after a message. */
-static int live_start(const struct capture_opts *o, struct capture *c, void **v)
+static int live_start(const struct capture_cfg *o, struct capture *c, void **v)
 {
 	for (size_t i = 0; i < ow_nlive_views; i++)
 		if (ow_live_views[i].wanted(o) && !(v[i] = ow_live_views[i].start(o, c)))
@@ -267,10 +251,9 @@ static void live_step(void **v, enum live_step step)
 	}
 }
 
-int capture_main(struct capture_opts *o)
+int capture_main(struct capture_cfg *o)
 {
-	struct snap sn = { getenv("OFFWAKE_SNAPSHOT"), o };
-	struct capture_cfg cfg;
+	struct snap sn = { ow_setting_str("OFFWAKE_SNAPSHOT"), o };
 	struct progress *pg;
 	struct output out;
 	struct capture *c;
@@ -281,8 +264,8 @@ int capture_main(struct capture_opts *o)
 		return OW_EXIT_USAGE;
 	if (check_ids(o) || (o->cgroup && cgroup_id_of(o->cgroup, &o->cgroup_id)))
 		return OW_EXIT_USAGE;
-	engine_cfg(o, &cfg);
-	if (check_memory(o, &cfg))
+	output_needs(o);
+	if (check_memory(o))
 		return OW_EXIT_USAGE;
 	/* the SVG's options (--width, --nameattr FILE, ...) now, not after
 	 * a long capture whose data would be lost */
@@ -298,11 +281,10 @@ int capture_main(struct capture_opts *o)
 		capture_free(c);
 		return OW_EXIT_FAIL;
 	}
-	engine_cfg(o, &cfg);	/* with CMD's pid */
 	if (sn.path && *sn.path)
 		capture_every(c, 1.0, snapshot_job, &sn);
 	pg = progress_start(o->quiet || o->live);	/* the screen says it */
-	r = capture_run(c, &cfg, pg);
+	r = capture_run(c, o, pg);
 	live_step(live, LIVE_STOP);	/* the live views end with the capture */
 	if (r) {
 		progress_stop(pg);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "safetext.h"
+#include "settings.h"
 #include "util.h"
 
 #define TICK_MS	100
@@ -107,7 +108,6 @@ static void *run(void *arg)
 
 struct progress *progress_start(int quiet)
 {
-	const char *d = getenv("OFFWAKE_PROGRESS_DELAY");	/* for tests */
 	struct winsize ws;
 	struct progress *p;
 
@@ -116,7 +116,7 @@ struct progress *progress_start(int quiet)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	p->delay = d ? atof(d) : 1.0;
+	p->delay = ow_setting_num("OFFWAKE_PROGRESS_DELAY", 1.0);	/* tests */
 	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws))
 		p->width = ws.ws_col;
 	strcpy(p->text, "starting");

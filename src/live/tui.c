@@ -40,7 +40,7 @@
 
 struct tui {
 	struct capture *c;
-	const struct capture_opts *o;
+	const struct capture_cfg *o;
 	struct tui_view v;
 	struct live_tree *tree;
 	SCREEN *scr;
@@ -54,12 +54,12 @@ struct tui {
 	double next_ok;		/* no refresh before (monotonic seconds) */
 };
 
-bool tui_wanted(const struct capture_opts *o)
+bool tui_wanted(const struct capture_cfg *o)
 {
 	return o->live;
 }
 
-int tui_check(const struct capture_opts *o)
+int tui_check(const struct capture_cfg *o)
 {
 	const char *term = getenv("TERM");
 	int fd, err = 0;
@@ -187,7 +187,7 @@ static int refresh_job(struct capture *c, void *ctx)
 /* "w": the profile, as it is now, to the file typed in. */
 struct write_req {
 	const char *path;
-	struct capture_opts o;
+	struct capture_cfg o;
 };
 
 static int write_snapshot(struct capture *c, void *ctx)
@@ -284,7 +284,7 @@ static void release_stderr(struct tui *t)
 	fclose(t->errs);
 }
 
-void *tui_start(const struct capture_opts *o, struct capture *c)
+void *tui_start(const struct capture_cfg *o, struct capture *c)
 {
 	struct tui *t = calloc(1, sizeof(*t));
 

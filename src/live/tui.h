@@ -17,9 +17,9 @@
  * stderr is kept for after; stop() closes the screen, prints what was
  * said meanwhile and frees the view.
  */
-bool tui_wanted(const struct capture_opts *o);
-int tui_check(const struct capture_opts *o);
-void *tui_start(const struct capture_opts *o, struct capture *c);
+bool tui_wanted(const struct capture_cfg *o);
+int tui_check(const struct capture_cfg *o);
+void *tui_start(const struct capture_cfg *o, struct capture *c);
 void tui_stop(void *view);
 
 #endif

@@ -102,7 +102,7 @@ struct web {
 	bool loopback;
 	char token[2 * TOKEN_BYTES + 1];	/* hex */
 	double interval;
-	struct capture_opts doc_opts[NDOCS];	/* the capture's, as each writer */
+	struct capture_cfg doc_opts[NDOCS];	/* the capture's, as each writer */
 	pthread_mutex_t lock;
 	pthread_cond_t fresh;	/* a refresh published a generation */
 	/* under the lock: */
@@ -689,12 +689,12 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	pthread_mutex_unlock(&w->log_lock);
 }
 
-bool web_wanted(const struct capture_opts *o)
+bool web_wanted(const struct capture_cfg *o)
 {
 	return o->serve != NULL;
 }
 
-void *web_start(const struct capture_opts *o, struct capture *c)
+void *web_start(const struct capture_cfg *o, struct capture *c)
 {
 	struct web *w = calloc(1, sizeof(*w));
 	const union MHD_DaemonInfo *info;

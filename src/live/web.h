@@ -19,11 +19,11 @@ struct capture;
  * brackets; default 127.0.0.1) into sa (may be NULL: only check); 0 or -1. */
 int web_parse_addr(const char *s, struct sockaddr_storage *sa);
 /* Whether o asks for it (--serve). */
-bool web_wanted(const struct capture_opts *o);
+bool web_wanted(const struct capture_cfg *o);
 /* Listen as o->serve says, print the page's address with its token (and
  * a warning when it is not loopback), refresh from c's loop every o->interval; the view
  * (a struct web), or NULL after a message. */
-void *web_start(const struct capture_opts *o, struct capture *c);
+void *web_start(const struct capture_cfg *o, struct capture *c);
 /* Stop serving: the capture has ended. */
 void web_stop(void *w);
 /* The summary on stderr: refreshes, their CPU, requests, updates no

@@ -16,7 +16,7 @@ if [ ! -x "$XU" ]; then
 fi
 
 # the unwinder's code is that file and its row: nothing else names it
-other=$(grep -rl 'ow_unwinder_test\|OW_TEST_UNWINDER' "$TOP/src" | grep -v '/src/unwind/unwinders\.c$')
+other=$(grep -rl --include='*.[ch]' 'ow_unwinder_test\|OW_TEST_UNWINDER' "$TOP/src" | grep -v '/src/unwind/unwinders\.c$')
 [ -z "$other" ] && pass unwinders_extra_one_row ||
 	fail unwinders_extra_one_row "named outside unwinders.c: $(echo $other)"
 # the capture and the folder reach the unwinders through the table only

@@ -138,7 +138,8 @@ CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/un
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
 	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree \
-	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/usymname
+	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/offwake-svg-xu \
+	  $(OUT)/tests_src/usymname
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
@@ -213,6 +214,16 @@ $(OUT)/tests_src/offwake-svg-xw: src/export/writers.c tests/unit_src/export_test
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DOW_TEST_WRITER -Isrc $(LDFLAGS) -o $@ src/export/writers.c \
 		tests/unit_src/export_test.c $(XW_OBJ) $(OUT)/librender.a $(LDLIBS) $(LDLIBS_TUI)
+
+# An unwinder added as one file and one row of the unwinders' table:
+# offwake-svg with tests/unit_src/unwind_test.c and unwinders.c's
+# OW_TEST_UNWINDER row (tests/t_unwinders.sh).
+XU_OBJ := $(filter-out $(OUT)/src/unwind/unwinders.o,$(SRC_OBJ))
+$(OUT)/tests_src/offwake-svg-xu: src/unwind/unwinders.c tests/unit_src/unwind_test.c \
+		src/unwind/unwinder.h $(XU_OBJ) $(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DOW_TEST_UNWINDER -Isrc -Ibpf $(LDFLAGS) -o $@ src/unwind/unwinders.c \
+		tests/unit_src/unwind_test.c $(XU_OBJ) $(OUT)/librender.a $(LDLIBS) $(LDLIBS_TUI)
 
 # libxml2 checker of our SVGs, used by the hostile-input and fuzz tests
 $(OUT)/tools/svgcheck: tests/tools/svgcheck.c tests/tools/svgcheck.h render/fg.h

@@ -77,7 +77,7 @@
 #include "common/proc.h"
 #include "offwake.skel.h"
 #include "symbols/debuginfod.h"
-#include "unwind/table_cache.h"
+#include "unwind/unwinder.h"
 #include "common/progress.h"
 #include "common/settings.h"
 #include "common/util.h"
@@ -91,9 +91,6 @@
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
 #define FILE_IDLE	60		/* sweeps an unused ELF file is kept */
-#define CFI_BUDGET_MS	200		/* building unwind tables, per loop */
-#define DEFER_MAX_MB	64		/* deferred stacks' copies waiting */
-#define DEFER_END_MS	2000		/* at the end: tables for them */
 /*
  * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
  * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
@@ -448,17 +445,20 @@ static void handle_process_event(struct capture *c, const struct ow_event *e);
 #define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
 
 
-/* A deferred stack (a copy of its top): kept until its process's tables
- * are in, which are looked at again (a library mapped since?). */
+/* A record for an unwinder (a deferred stack: unwinder.h's record):
+ * one that none takes, or one dropped for want of memory, is counted. */
 static void got_copy(struct capture *c, const void *data, size_t len)
 {
-	const struct ow_ucopy *u = data;
+	for (size_t i = 0; i < ow_nunwinders; i++) {
+		int r;
 
-	if (!c->defer || uw_defer_add(c->defer, data, len) < 0) {
-		c->drain_errors += !c->defer || errno == ENOMEM;
+		if (!c->uws[i] || !ow_unwinders[i]->record ||
+		    (r = ow_unwinders[i]->record(c->uws[i], data, len)) > 0)
+			continue;
+		c->drain_errors += r < 0;
 		return;
 	}
-	cfi_refresh(c->cfi, u->tgid, u->ns);
+	c->drain_errors++;
 }
 
 /* A record of the ring buffer: a stack, a deferred stack, or a process
@@ -515,48 +515,30 @@ static bool traced(const struct capture *c, const struct ow_event *e)
 	}
 }
 
+/* A process event: its maps read, then each unwinder told (an exec or
+ * fork: whether its threads are traced). */
 static void handle_process_event(struct capture *c, const struct ow_event *e)
 {
-	const struct rawstack *r;
+	struct ow_uw_event ev = { e, false };
 
 	switch (e->type) {
 	case OW_EV_SEEN:
 		procmaps_learn(c->pm, e->tgid);
-		if (c->cfi)
-			cfi_queue(c->cfi, e->tgid);
-		py_procs_check(c->py, e->tgid);
 		break;
 	case OW_EV_EXEC:	/* libraries come later: read again then */
 		procmaps_exec(c->pm, e->tgid);
 		procmaps_learn(c->pm, e->tgid);
 		procmaps_stale(c->pm, e->tgid);
-		py_procs_exec(c->py, e->tgid);
-		py_procs_check(c->py, e->tgid);
-		if (c->cfi && traced(c, e))
-			cfi_queue(c->cfi, e->tgid);
-		else if (c->cfi)	/* a waker once: asks again if still one */
-			cfi_forget(c->cfi, e->tgid);
+		ev.traced = traced(c, e);
 		break;
 	case OW_EV_FORK:
 		procmaps_fork(c->pm, e->tgid, e->ptgid);
-		py_procs_fork(c->py, e->tgid, e->ptgid);
-		if (c->cfi && traced(c, e))
-			cfi_fork(c->cfi, e->tgid, e->ptgid);
-		break;
-	case OW_EV_TABLES:	/* at most once a second per process */
-		if (c->cfi) {
-			procmaps_learn(c->pm, e->tgid);
-			if (!cfi_want_all(c->cfi, e->tgid))
-				cfi_queue(c->cfi, e->tgid);
-		}
-		py_procs_check(c->py, e->tgid);
-		break;
-	case OW_EV_PYSTACK:	/* names read while the process lives */
-		r = stacks_get(&c->stacks, e->ptgid | (uint64_t)e->zero << 32);
-		if (r && c->pyn)
-			py_names_prefetch(c->pyn, e->tgid, r->ips, r->nr);
+		ev.traced = traced(c, e);
 		break;
 	}
+	for (size_t i = 0; i < ow_nunwinders; i++)
+		if (c->uws[i] && ow_unwinders[i]->event)
+			ow_unwinders[i]->event(c->uws[i], &ev);
 }
 
 /* Sum each of the first nkeys entries of a per-CPU array over the CPUs. */
@@ -929,11 +911,11 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 		     "capturing %s, %llu blocks, %zu stacks, %zu keys, map %.0f%%",
 		     when, (unsigned long long)blocks, c->stacks.tab.used,
 		     c->agg.n, c->fill);
-	if (c->cfi && n > 0 && (size_t)n < sizeof(text)) {
-		cfi_get_stats(c->cfi, &c->cfi_st);
-		snprintf(text + n, sizeof(text) - n, ", tables %.1f MB",
-			 c->cfi_st.rows * sizeof(struct ow_urow) / 1048576.0);
-	}
+	for (size_t i = 0; i < ow_nunwinders && n > 0 && (size_t)n < sizeof(text); i++)
+		if (c->uws[i] && ow_unwinders[i]->status) {
+			ow_unwinders[i]->status(c->uws[i], text + n, sizeof(text) - n);
+			n += strlen(text + n);
+		}
 	progress_status(pg, text);
 }
 
@@ -1001,43 +983,16 @@ void capture_report_kstacks(const struct capture *c)
 		ustack_cache_report(c->uc);
 }
 
-/* A deferred stack walked: stored as if the kernel side had sent it. */
-static void got_walked(void *ctx, const struct ow_stack *st, size_t len)
+/* The host's calls (unwinder.h): a stack walked by an unwinder, stored
+ * as if the kernel side had sent it; the ring buffer read between two
+ * table builds, and during one (a large file's takes seconds in a
+ * sanitised build: a process that lived less would be read too late,
+ * its maps gone, its frames [unknown]); a stored stack. */
+static void got_walked(void *ctx, const void *st, size_t len)
 {
 	handle_event(ctx, (void *)st, len);
 }
 
-static void keep_up(void *ctx);
-
-/* Whether tgid's tables are in, built now (first: a stack waits for
- * them) until c->defer_until; missed: a walk met a pc they leave out,
- * all of them wanted (when they are a quick pass's). */
-static bool build_tables(void *ctx, uint32_t tgid, bool missed)
-{
-	struct capture *c = ctx;
-
-	if (missed)
-		cfi_want_all(c->cfi, tgid);
-	if (cfi_pending(c->cfi, tgid) && now_s() < c->defer_until)
-		cfi_build(c->cfi, tgid, keep_up, c);
-	return !cfi_pending(c->cfi, tgid);
-}
-
-/* Walk the deferred stacks whose tables are in, theirs built first for
- * up to ms (final: then every one, with what tables there are). */
-static void walk_deferred(struct capture *c, double ms, bool final)
-{
-	if (!c->defer)
-		return;
-	c->defer_until = now_s() + ms / 1e3;
-	uw_defer_walk(c->defer, build_tables, got_walked, c);
-	if (final)
-		uw_defer_walk(c->defer, NULL, got_walked, c);
-}
-
-/* ring_buffer__consume() between two table builds, and during one (a
- * large file's takes seconds in a sanitised build: a process that lived
- * less would be read too late, its maps gone, its frames [unknown]) */
 static void keep_up(void *ctx)
 {
 	struct capture *c = ctx;
@@ -1045,6 +1000,14 @@ static void keep_up(void *ctx)
 	ring_buffer__consume(c->rb);
 }
 
+static const uint64_t *stored_stack(void *ctx, uint64_t ref, uint32_t *nr)
+{
+	struct capture *c = ctx;
+	const struct rawstack *r = stacks_get(&c->stacks, ref);
+
+	*nr = r ? r->nr : 0;
+	return r ? r->ips : NULL;
+}
 
 /* The process of the -p/-t id i (0: none). */
 static uint32_t id_tgid(const struct capture_cfg *o, size_t i)
@@ -1054,80 +1017,33 @@ static uint32_t id_tgid(const struct capture_cfg *o, size_t i)
 }
 
 /*
- * The unwind tables' maps (--unwind=auto|cfi): the rows map is mapped
- * into our memory; the processes named by -p/-t get their tables before
- * tracing starts, every other one when first seen.
+ * The unwinders (src/unwind/unwinders.c's table), each started in turn
+ * with what it needs of the capture (struct ow_uw_host); the -p/-t
+ * processes' tables are in before tracing starts.
  */
-static int cfi_start(struct capture *c, const struct capture_cfg *o)
+static int unwinders_start(struct capture *c, const struct capture_cfg *o)
 {
-	struct bpf_map *rows = c->skel->maps.rows;
+	uint32_t *tgids = o->nids ? calloc(o->nids, sizeof(*tgids)) : NULL;
 
-	c->unwind = c->skel->rodata->unwind_mode == 0 ? OW_UNWIND_FP : o->unwind;
-	if (c->unwind == OW_UNWIND_FP)
-		return 0;
-	c->rows_len = (size_t)bpf_map__max_entries(rows) * sizeof(struct ow_urow);
-	c->rows = mmap(NULL, c->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(rows), 0);
-	if (c->rows == MAP_FAILED) {
-		c->rows = NULL;
-		ow_err("mapping the unwind table map: %s", strerror(errno));
+	c->uws = calloc(ow_nunwinders, sizeof(*c->uws));
+	if (!c->uws || (o->nids && !tgids)) {
+		free(tgids);
+		ow_err("starting the unwinders: %s", strerror(ENOMEM));
 		return -1;
 	}
-	c->cfi = cfi_new(c->pm, bpf_map__fd(rows), c->rows,
-			 bpf_map__max_entries(rows),
-			 bpf_map__fd(c->skel->maps.umaps));
-	if (c->cfi) {
-		cfi_set_gen_map(c->cfi, bpf_map__fd(c->skel->maps.umaps_gen));
-		cfi_set_cache(c->cfi, uw_cache_dir(), uw_cache_fd());
-	}
-	c->defer = uw_defer_new(bpf_map__fd(c->skel->maps.umaps), c->rows,
-				bpf_map__max_entries(rows),
-				c->unwind == OW_UNWIND_CFI,
-				(size_t)DEFER_MAX_MB << 20);
-	if (!c->cfi || !c->defer) {
-		ow_err("starting the unwinder: %s", strerror(ENOMEM));
-		return -1;
-	}
-	for (size_t i = 0; i < o->nids; i++) {
-		uint32_t tgid = id_tgid(o, i);
-
-		if (tgid)
-			cfi_queue(c->cfi, tgid);
-	}
-	/* all: tracing waits for them, each one's whole set (a quick pass
-	 * first, then the rest); a signal stops it (between two
-	 * processes: one process's tables are built whole) */
-	while (!stop && cfi_work(c->cfi, CFI_BUDGET_MS, NULL, NULL))
-		;
 	for (size_t i = 0; i < o->nids; i++)
-		cfi_want_all(c->cfi, id_tgid(o, i));
-	while (!stop && cfi_work(c->cfi, CFI_BUDGET_MS, NULL, NULL))
-		;
-	return 0;
-}
-
-/*
- * The CPython unwinder (--python): the -p/-t processes that run it are
- * found before tracing starts, every other one when first seen.
- */
-static int python_start(struct capture *c, const struct capture_cfg *o)
-{
-	if (!c->skel->rodata->python_mode)
-		return 0;
-	c->py = py_procs_new(c->pm, bpf_map__fd(c->skel->maps.pyprocs),
-			     c->skel->bss->python_bits);
-	c->pyn = py_names_new(py_procs_layout, c->py,
-			      o->python == OW_PYTHON_LINES);
-	if (!c->py || !c->pyn) {
-		ow_err("starting the Python unwinder: %s", strerror(ENOMEM));
-		return -1;
-	}
-	for (size_t i = 0; i < o->nids; i++) {
-		uint32_t tgid = id_tgid(o, i);
-
-		if (tgid && !procmaps_learn(c->pm, tgid))
-			py_procs_check(c->py, tgid);
-	}
+		tgids[i] = id_tgid(o, i);
+	c->uw_tgids = tgids;
+	c->uwh = (struct ow_uw_host){
+		.pm = c->pm, .obj = c->skel->obj, .tgids = tgids, .ntgids = o->nids,
+		.cfi_only = o->unwind == OW_UNWIND_CFI,
+		.python_lines = o->python == OW_PYTHON_LINES, .stop = &stop,
+		.walks = (const uint64_t (*)[OW_UW_NR])c->uw, .ctx = c,
+		.keep_up = keep_up, .got_stack = got_walked, .stack = stored_stack,
+	};
+	for (size_t i = 0; i < ow_nunwinders; i++)
+		if (ow_unwinders[i]->start && ow_unwinders[i]->start(&c->uwh, &c->uws[i]))
+			return -1;
 	return 0;
 }
 
@@ -1163,8 +1079,7 @@ static int load(struct capture *c, const struct capture_cfg *o)
 		return -1;
 	}
 	progress_phase(c->pg, "starting: the traced processes' unwind tables");
-	if (counts_start(c) || fill_threads(c, o) || cfi_start(c, o) ||
-	    python_start(c, o))
+	if (counts_start(c) || fill_threads(c, o) || unwinders_start(c, o))
 		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 handle_event, c, NULL);
@@ -1284,14 +1199,9 @@ static double tick_status(struct capture *c, double t)
 
 static double tick_tables(struct capture *c, double t)
 {
-	double ms = c->end ? fmin(CFI_BUDGET_MS, (c->end - now_s()) * 1e3) :
-		    CFI_BUDGET_MS;	/* not past the end of the capture */
-
-	if (!c->cfi)
-		return 0;
-	walk_deferred(c, ms, false);	/* stacks wait for these: first */
-	cfi_work(c->cfi, ms, keep_up, c);
-	walk_deferred(c, 0, false);
+	for (size_t i = 0; i < ow_nunwinders; i++)
+		if (c->uws[i] && ow_unwinders[i]->tables)
+			ow_unwinders[i]->tables(c->uws[i], c->end);
 	return 0;	/* every pass */
 }
 
@@ -1307,9 +1217,9 @@ static double tick_sweep(struct capture *c, double t)
 	procmaps_sweep(c->pm, t, GRACE_S);
 	stacks_sweep(&c->stacks);
 	folder_sweep(&c->fo, c->file_idle);
-	if (c->cfi)
-		cfi_sweep(c->cfi, c->file_idle);
-	py_procs_sweep(c->py);
+	for (size_t i = 0; i < ow_nunwinders; i++)
+		if (c->uws[i] && ow_unwinders[i]->sweep)
+			ow_unwinders[i]->sweep(c->uws[i], c->file_idle);
 	return SWEEP_MS / 1000.0;
 }
 
@@ -1402,7 +1312,9 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 					      arm_delay % 1000 * 1000000L }, NULL);
 	c->fo.locs = o->locs;	/* addresses and files too */
 	c->fo.plain_unknown = o->plain_unknown;
-	c->fo.py = c->pyn;
+	c->fo.uwt = ow_unwinders;	/* interpreter frames' names */
+	c->fo.uw = c->uws;
+	c->fo.nuw = ow_nunwinders;
 	c->stacks.forget = unsee;
 	c->stacks.freed = freed;
 	c->stacks.ctx = c;
@@ -1532,7 +1444,9 @@ int capture_finish(struct capture *c)
 	c->finished = true;
 	ring_buffer__consume(c->rb);
 	err = fetch_backlog(c);
-	walk_deferred(c, DEFER_END_MS, true);
+	for (size_t i = 0; i < ow_nunwinders; i++)	/* before the drains */
+		if (c->uws[i] && ow_unwinders[i]->finish)
+			ow_unwinders[i]->finish(c->uws[i]);
 	if (!err)
 		err = drain_period(c, 0) < 0;
 	if (!err)
@@ -1546,8 +1460,6 @@ int capture_finish(struct capture *c)
 	}
 	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
 	read_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
-	read_percpu(c->skel->maps.defer_stats, c->df, OW_DF_NR);
-	read_percpu(c->skel->maps.py_stats, c->pys, OW_PY_NR);
 	read_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
 	read_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
 	if ((hits = calloc(OW_UC_HITS, sizeof(*hits)))) {	/* (uc_hit()) */
@@ -1555,11 +1467,7 @@ int capture_finish(struct capture *c)
 		ustack_cache_add_hits(hits, c->uw, c->uc);
 		free(hits);
 	}
-	if (c->defer)
-		uw_defer_get_stats(c->defer, &c->defer_st);
 	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
-	if (c->cfi)
-		cfi_get_stats(c->cfi, &c->cfi_st);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
 		name_hidden(c);
 	if (c->memstats) {
@@ -1626,12 +1534,11 @@ void capture_free(struct capture *c)
 	c->stacks.forget = NULL;	/* the kernel side is gone */
 	c->stacks.freed = NULL;
 	ring_buffer__free(c->rb);
-	uw_defer_free(c->defer);
-	cfi_free(c->cfi);
-	py_names_free(c->pyn);
-	py_procs_free(c->py);
-	if (c->rows)
-		munmap(c->rows, c->rows_len);
+	for (size_t i = 0; c->uws && i < ow_nunwinders; i++)
+		if (c->uws[i] && ow_unwinders[i]->free)
+			ow_unwinders[i]->free(c->uws[i]);
+	free(c->uws);
+	free(c->uw_tgids);
 	if (c->cvals)
 		munmap(c->cvals, 2 * OW_CSLOTS * sizeof(__u64));
 	offwake_bpf__destroy(c->skel);
@@ -1712,162 +1619,11 @@ void capture_report_losses(const struct capture *c)
 			(unsigned long long)c->stacks.bad);
 }
 
-/*
- * The files whose tables have rows we cannot follow (CFA expressions,
- * other registers), most first: said only when walks met such rows (most
- * processes map a libc with a few, in code that seldom blocks).
- */
-static void report_unfollowed(const struct capture *c)
-{
-	const struct cfi_stats *st = &c->cfi_st;
-	char files[256] = "";
-	size_t len = 0;
-
-	uint64_t met = c->uw[OW_UW_BLOCKED][OW_UW_UNFOLLOWED] +
-		       c->uw[OW_UW_WAKER][OW_UW_UNFOLLOWED];
-
-	if (!met || !st->unfollowed)
-		return;
-	for (int i = 0; i < CFI_WORST && st->worst[i].rows && len < sizeof(files); i++)
-		len += snprintf(files + len, sizeof(files) - len, "%s%s %zu",
-				i ? ", " : "", st->worst[i].name, st->worst[i].rows);
-	fprintf(stderr, OW_PROG ": note: %llu walks met CFI rules we do not follow (one frame taken by rbp where the frame saved it beside the return address, else the walk stopped there); rows we cannot follow: %s%s (%zu in all)\n",
-		(unsigned long long)met, files,
-		st->unfollowed_files > CFI_WORST ? ", ..." : "", st->unfollowed);
-}
-
-/* What became of the stacks deferred for want of tables (unwind_copy.h). */
-static void report_deferred(const struct capture *c)
-{
-	const struct uw_defer_stats *d = &c->defer_st;
-
-	if (!c->df[OW_DF_SENT] && !c->df[OW_DF_NO_ROOM] && !c->df[OW_DF_LIMIT])
-		return;
-	fprintf(stderr, OW_PROG ": deferred user stacks (their tables not in place yet): %llu, walked once they were: %llu reached the outermost frame, %llu cut by the %d KiB copy, %llu ended otherwise, %llu walked before their tables (at the end, or %d MB waiting); %llu waits for a process's other libraries; up to %.1f MB of copies waited\n",
-		(unsigned long long)c->df[OW_DF_SENT],
-		(unsigned long long)d->whole, (unsigned long long)d->cut,
-		OW_UCOPY_MAX / 1024, (unsigned long long)d->other,
-		(unsigned long long)d->early, DEFER_MAX_MB,
-		(unsigned long long)d->waited, d->bytes_max / 1048576.0);
-	if (c->df[OW_DF_NO_ROOM] || c->df[OW_DF_LIMIT])
-		fprintf(stderr, OW_PROG ": warning: %llu user stacks walked by frame pointers while their tables were late: %llu found the ring buffer full (raise --ring-buffer-size), %llu past %d deferrals of one process per version of its tables\n",
-			(unsigned long long)(c->df[OW_DF_NO_ROOM] + c->df[OW_DF_LIMIT]),
-			(unsigned long long)c->df[OW_DF_NO_ROOM],
-			(unsigned long long)c->df[OW_DF_LIMIT], OW_DEFER_PER_GEN);
-}
-
-/* Walks of one side's user stacks (uw: c->uw[side]), counted by how they
- * were walked and how they ended; nothing when none was walked. */
-static void report_walks(const char *side, const uint64_t *uw)
-{
-	static const char *const why[OW_UW_NR] = {
-		[OW_UW_STOP_NOTABLE] = "no table and no frame pointer",
-		[OW_UW_STOP_READ] = "stack not readable",
-		[OW_UW_STOP_RULE] = "a rule not followed",
-		[OW_UW_STOP_DEPTH] = "depth limit",
-		[OW_UW_STOP_BAD] = "the stack pointer did not move up",
-	};
-	uint64_t walks = uw[OW_UW_CFI] + uw[OW_UW_MIXED] + uw[OW_UW_FP];
-	char stops[512], entries[64] = "", nomm[96] = "";
-	size_t len;
-
-	if (!walks)
-		return;
-	len = ow_counts_list(stops, sizeof(stops), uw, why, OW_UW_STOP_NOTABLE,
-			     OW_UW_NR);
-	if (uw[OW_UW_NO_MM])
-		snprintf(nomm, sizeof(nomm), "; %llu not walked (the task was exiting: no user memory left)",
-			 (unsigned long long)uw[OW_UW_NO_MM]);
-	if (uw[OW_UW_END_ENTRY])
-		snprintf(entries, sizeof(entries), " (%llu at a context's entry)",
-			 (unsigned long long)uw[OW_UW_END_ENTRY]);
-	fprintf(stderr, OW_PROG ": user stacks of %s: %llu by unwind tables, %llu by tables and frame pointers, %llu by frame pointers only; %llu walks reached the outermost frame%s%s%s%s\n",
-		side, (unsigned long long)uw[OW_UW_CFI],
-		(unsigned long long)uw[OW_UW_MIXED],
-		(unsigned long long)uw[OW_UW_FP],
-		(unsigned long long)uw[OW_UW_END], entries,
-		len ? "; stopped early: " : "", stops, nomm);
-}
-
 void capture_report_unwind(const struct capture *c)
 {
-	const struct cfi_stats *st = &c->cfi_st;
-	uint64_t walks = 0;
-
-	for (int s = 0; s < OW_UW_SIDES; s++)
-		walks += c->uw[s][OW_UW_CFI] + c->uw[s][OW_UW_MIXED] +
-			 c->uw[s][OW_UW_FP];
-	if (c->unwind == OW_UNWIND_FP || !walks)
-		return;
-	report_walks("blocked threads", c->uw[OW_UW_BLOCKED]);
-	report_walks("wakers", c->uw[OW_UW_WAKER]);
-	char cached[PATH_MAX + 512] = "", why[256], bad[320] = "";
-	uint64_t nbad = 0;
-
-	for (int i = 0; i < UW_CACHE_GOT_N; i++)
-		nbad += st->cache_bad[i];
-	if (nbad) {
-		ow_counts_list(why, sizeof(why), st->cache_bad, uw_cache_got_name,
-			       UW_CACHE_NOT_REG, UW_CACHE_GOT_N);
-		snprintf(bad, sizeof(bad), ", %llu refused there (%s: built again)",
-			 (unsigned long long)nbad, why);
-	}
-	if (st->cache_dir)
-		snprintf(cached, sizeof(cached), ", %zu read back from %s in %.0f ms (%zu kept there)%s",
-			 st->cached, st->cache_dir, st->cache_ms, st->cache_put, bad);
-	else
-		snprintf(cached, sizeof(cached), " (no cache: %s)",
-			 uw_cache_why());
-	fprintf(stderr, OW_PROG ": unwind tables: %zu files (%zu process%s), %.1f MB of %.0f MB (--unwind-memory), %zu built in %.0f ms (slowest %s, %.0f ms)%s; tables in place %.0f ms after a process was seen (mean; at most %.0f ms); %zu quick passes (a process's program, libc and ld.so only), %zu processes given the rest when a walk met it\n",
-		st->tables, st->procs_loaded, st->procs_loaded == 1 ? "" : "es",
-		st->rows * sizeof(struct ow_urow) / 1048576.0,
-		st->rows_cap * sizeof(struct ow_urow) / 1048576.0, st->built,
-		st->build_ms, st->slowest[0] ? st->slowest : "-",
-		st->build_max_ms, cached,
-		st->lags ? st->lag_sum_ms / st->lags : 0.0, st->lag_max_ms,
-		st->quick, st->wanted);
-	report_unfollowed(c);
-	report_deferred(c);
-	if (st->no_cfi || st->unreadable)
-		fprintf(stderr, OW_PROG ": note: %zu files without unwind tables and %zu unreadable: their frames were walked by frame pointers\n",
-			st->no_cfi, st->unreadable);
-	if (st->no_room)
-		fprintf(stderr, OW_PROG ": warning: %zu tables did not fit --unwind-memory=%.0f: their frames were walked by frame pointers; raise it\n",
-			st->no_room, st->rows_cap * sizeof(struct ow_urow) / 1048576.0);
-	if (st->over_maps)
-		fprintf(stderr, OW_PROG ": warning: %zu mappings beyond %d in a process had no table (the first: %s): their frames were walked by frame pointers\n",
-			st->over_maps, OW_UMAPS, st->over_file);
-}
-
-/* How the Python stacks went (--python), and a version not supported. */
-void capture_report_python(const struct capture *c)
-{
-	static const char *const why[OW_PY_NR] = {
-		[OW_PY_CUT_DEPTH] = "depth limit",
-		[OW_PY_CUT_READ] = "a frame not readable",
-		[OW_PY_DEFERRED] = "native stack walked later, without them",
-	};
-	struct py_stats st;
-	char cuts[256];
-	size_t len;
-
-	if (!c->py)
-		return;
-	py_procs_stats(c->py, &st);
-	len = ow_counts_list(cuts, sizeof(cuts), c->pys, why, OW_PY_CUT_DEPTH,
-			     OW_PY_NR);
-	if (st.procs)
-		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s\n",
-			st.procs, st.procs == 1 ? "" : "es",
-			(unsigned long long)c->pys[OW_PY_WALKED],
-			(unsigned long long)c->pys[OW_PY_NO_THREAD],
-			(unsigned long long)c->pys[OW_PY_NO_FRAME],
-			len ? "; cut or without them: " : "", cuts);
-	if (st.unsupported)
-		fprintf(stderr, OW_PROG ": warning: CPython %u.%u (pid %u, %zu process%s) is not supported (3.11 and 3.12 are): its threads show the interpreter's C frames\n",
-			st.unsupported_version >> 8, st.unsupported_version & 0xff,
-			st.unsupported_pid, st.unsupported,
-			st.unsupported == 1 ? "" : "es");
+	for (size_t i = 0; c->uws && i < ow_nunwinders; i++)
+		if (c->uws[i] && ow_unwinders[i]->summary)
+			ow_unwinders[i]->summary(c->uws[i], &c->uwh);
 }
 
 /* Whether id is one of the -p/-t ids. */

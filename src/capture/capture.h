@@ -74,10 +74,9 @@ void capture_buffer_sizes(const struct capture_cfg *cfg, uint64_t *rb_bytes,
 void capture_report_losses(const struct capture *c);
 /* Print why nothing was captured: the filters and what they kept out. */
 void capture_report_empty(const struct capture *c);
-/* Print how user stacks were walked (--unwind) on stderr. */
+/* Print how user stacks were walked, each unwinder's summary lines
+ * (--unwind, --python), on stderr. */
 void capture_report_unwind(const struct capture *c);
-/* How Python stacks were walked (--python), on standard error. */
-void capture_report_python(const struct capture *c);
 /* How kernel stacks were taken (the kernel stack cache). */
 void capture_report_kstacks(const struct capture *c);
 

@@ -10,10 +10,7 @@
 #include <stdint.h>
 #include "agg.h"
 #include "capture_cfg.h"
-#include "unwind/native_defer.h"
-#include "unwind/native_maps.h"
-#include "unwind/python_names.h"
-#include "unwind/python_procs.h"
+#include "unwind/unwinder.h"
 #include "fold.h"
 #include "symbols/procmaps.h"
 #include "stackstore.h"
@@ -62,27 +59,18 @@ struct capture {
 	double seconds;			/* how long the capture ran */
 	double fill;			/* % of the last drained counts map */
 	int drains;			/* which counts map is active */
-	enum ow_unwind unwind;		/* as asked, or fp where CFI cannot
-					 * run (the raw_tp set) */
-	struct cfi *cfi;		/* unwind tables (NULL: fp) */
-	void *rows;			/* the rows map, mapped */
-	size_t rows_len;
 	__u64 *cvals;			/* the counts slots' values, mapped */
 	uint64_t uw[OW_UW_SIDES][OW_UW_NR];	/* how user stacks were walked,
 					 * blocked threads' and wakers' */
-	struct uw_defer *defer;		/* deferred user stacks (NULL: fp) */
-	uint64_t df[OW_DF_NR];		/* the kernel side's deferrals */
-	struct uw_defer_stats defer_st;
-	double defer_until;		/* tables built for them until then */
 	uint64_t filtered[OW_F_NR];	/* what the filters kept out */
 	int interrupted;		/* the signal that came before tracing
 					 * started (nothing traced), or 0 */
 	bool cmd_done;			/* -- CMD exited, with cmd_status */
 	int cmd_status;
-	struct cfi_stats cfi_st;
-	struct pyprocs *py;		/* CPython processes (NULL: --python=off) */
-	struct pynames *pyn;		/* their frames' names */
-	uint64_t pys[OW_PY_NR];		/* how Python stacks went */
+	struct ow_uw_host uwh;		/* what the unwinders see of us */
+	void **uws;			/* each unwinder's state, as
+					 * ow_unwinders[] (NULL: not used) */
+	uint32_t *uw_tgids;		/* the -p/-t processes, for them */
 	uint64_t kc[OW_KC_NR];		/* how kernel stacks were taken */
 	const char *kc_off;		/* why there is no kernel stack cache
 					 * (NULL: there is one) */

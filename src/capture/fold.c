@@ -63,8 +63,7 @@
 #include "common/safetext.h"
 #include "common/util.h"
 #include "base/hash.h"
-#include "unwind/python_names.h"
-#include "unwind/python_stitch.h"
+#include "unwind/unwinder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(*(a)))
 
@@ -452,11 +451,20 @@ static const char *native_namer(const struct frame_ctx *x, uint64_t addr)
 	return user_name(x->f, x->ln, x->version, x->tgid, addr);
 }
 
-/* CPython's frames (src/unwind/python_names.c). */
-static const char *python_namer(const struct frame_ctx *x, uint64_t value)
+/* An interpreter's frames: the first unwinder that knows the value
+ * names it (src/unwind/unwinder.h: CPython's, python.c). */
+static const char *interp_namer(const struct frame_ctx *x, uint64_t value)
 {
-	return x->f->py ? kept_name(x->f, py_names_name(x->f->py, x->tgid, value))
-			: "[python]";
+	const struct folder *f = x->f;
+
+	for (size_t i = 0; i < f->nuw; i++) {
+		const char *name;
+
+		if (f->uw[i] && f->uwt[i]->frame_name &&
+		    (name = f->uwt[i]->frame_name(f->uw[i], x->tgid, value)))
+			return kept_name(x->f, name);
+	}
+	return "[python]";
 }
 
 static const char *marker_namer(const struct frame_ctx *x, uint64_t mark)
@@ -470,7 +478,7 @@ static const frame_namer namers[OW_FRAME_KINDS] = {
 	[OW_FRAME_KERNEL] = kernel_namer,
 	[OW_FRAME_JIT] = native_namer,
 	[OW_FRAME_MARKER] = marker_namer,
-	[OW_FRAME_INTERP] = python_namer,
+	[OW_FRAME_INTERP] = interp_namer,
 };
 
 /* A frame's name: through its kind's namer. */
@@ -658,8 +666,19 @@ static const char *frame_name_at(const struct frame_ctx *x, uint64_t entry,
 	return frame_name(x, entry - 1);
 }
 
-/* Where the Python frame entry of tgid is: its code object's file and
- * first line (pprof's Function), or NULL. */
+/* Whether an unwinder knows where interpreter frame value of tgid is. */
+static bool interp_where(const struct folder *f, uint32_t tgid, uint64_t value,
+			 const char **func, const char **file, int *line)
+{
+	for (size_t i = 0; i < f->nuw; i++)
+		if (f->uw[i] && f->uwt[i]->frame_where &&
+		    f->uwt[i]->frame_where(f->uw[i], tgid, value, func, file, line))
+			return true;
+	return false;
+}
+
+/* Where the interpreter frame entry of tgid is: its code object's file
+ * and first line (pprof's Function), or NULL. */
 static const struct export_src *python_src(struct folder *f, uint32_t tgid,
 					   uint64_t entry)
 {
@@ -668,8 +687,7 @@ static const struct export_src *python_src(struct folder *f, uint32_t tgid,
 	const char *func, *file;
 	int line;
 
-	if (src || !f->py ||
-	    !py_names_where(f->py, tgid, OW_FRAME_VALUE(entry), &func, &file, &line) ||
+	if (src || !interp_where(f, tgid, OW_FRAME_VALUE(entry), &func, &file, &line) ||
 	    !(src = malloc(sizeof(*src))))
 		return src;
 	*src = (struct export_src){ file, line };
@@ -695,33 +713,49 @@ static struct symloc user_loc(struct folder *f, uint32_t tgid, uint64_t entry,
 	}
 }
 
-/* Whether native frame i of the stack (py_stitch()'s ctx) is the
- * interpreter's loop. */
-struct eval_ctx {
+/* The name of native frame i of the stack, for the unwinders' stitch
+ * (where an interpreter's loop is). */
+struct stitch_ctx {
 	const struct frame_ctx *x;
 	const struct rawstack *r;
 };
 
-static bool is_eval(void *ctx, uint32_t i)
+static const char *native_at(void *ctx, uint32_t i)
 {
-	const struct eval_ctx *c = ctx;
+	const struct stitch_ctx *c = ctx;
 
-	return !strcmp(frame_name_at(c->x, c->r->ips[i], i == 0), PY_EVAL_NAME);
+	return frame_name_at(c->x, c->r->ips[i], i == 0);
+}
+
+/* The order the nr first frames of r are shown in (into order): the
+ * first unwinder's whose frames they carry, else as walked. */
+static uint32_t stitch(const struct folder *f, const struct frame_ctx *x,
+		       const struct rawstack *r, uint32_t nr, uint32_t *order)
+{
+	struct stitch_ctx sc = { x, r };
+	uint32_t n;
+
+	for (size_t i = 0; i < f->nuw; i++)
+		if (f->uw[i] && f->uwt[i]->stitch &&
+		    (n = f->uwt[i]->stitch(f->uw[i], r->ips, nr, native_at, &sc, order)))
+			return n;
+	for (n = 0; n < nr; n++)
+		order[n] = n;
+	return nr;
 }
 
 /*
  * A user stack's frames, leaf first; one the depth limit cut (as deep as
  * the walker goes) ends in [truncated] where its outer frames would be.
- * Python frames (after the native ones) are stitched in where the
- * interpreter ran them (python_stitch.c).
+ * An interpreter's frames (after the native ones) are stitched in where
+ * the interpreter ran them (the unwinders' stitch: python_stitch.c).
  */
 static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 				   uint32_t tgid, struct lineage *ln,
 				   uint64_t version)
 {
-	bool cut = py_native_frames(r->ips, r->nr) >= OW_MAX_STACK_DEPTH;
+	bool cut = ow_uw_native_frames(r->ips, r->nr) >= OW_MAX_STACK_DEPTH;
 	struct frame_ctx x = { f, tgid, ln, version };
-	struct eval_ctx ec = { &x, r };
 	uint32_t order[OW_MAX_STACK_DEPTH], nr = r->nr;
 	bool exact = true;	/* the leaf: an interrupted pc */
 	struct symstack *s;
@@ -729,7 +763,7 @@ static struct symstack *user_stack(struct folder *f, const struct rawstack *r,
 
 	if (nr > OW_MAX_STACK_DEPTH)
 		nr = OW_MAX_STACK_DEPTH;
-	nr = py_stitch(r->ips, nr, is_eval, &ec, order);
+	nr = stitch(f, &x, r, nr, order);
 	n = nr + cut;
 	if (!(s = new_symstack(f, n)))
 		return NULL;

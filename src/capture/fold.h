@@ -23,9 +23,9 @@ struct symframe {
 	size_t len;
 };
 
-/* A symbolised stack, leaf first (interned: equal ones are one). */
-struct pynames;
+struct ow_unwinder;
 
+/* A symbolised stack, leaf first (interned: equal ones are one). */
 struct symstack {
 	const char *ctx;	/* waker kernel stacks: "[hardirq]",
 				 * "[softirq]", "[nmi]" or NULL */
@@ -65,8 +65,12 @@ struct folder {
 	bool plain_unknown;	/* user frames without a symbol are
 				 * "[unknown]", not named after their file
 				 * (set after folder_init) */
-	struct pynames *py;	/* Python frames' names (NULL: none; set
-				 * after folder_init) */
+	/* the unwinders (unwinder.h: their table, nuw rows, and each
+	 * one's state, NULL: not used) that name interpreter frames and
+	 * stitch them in (NULL: none; set after folder_init) */
+	const struct ow_unwinder *const *uwt;
+	void *const *uw;
+	size_t nuw;
 	struct htab pysrc;	/* (code object, tgid) -> struct export_src:
 				 * where a Python frame's function is (locs) */
 	struct locs loctab;	/* the mappings they are in */

@@ -63,7 +63,6 @@ void memstats_line(FILE *f, struct capture *c, double t)
 {
 	struct mallinfo2 mi = mallinfo2();
 	struct fold_counts fc;
-	struct cfi_stats cs = { 0 };
 	size_t procs, spaces, lineages, pm_bytes, files, jits, us_bytes;
 	size_t held, kept, none, st_bytes = stacks_bytes(&c->stacks, &held,
 							  &kept, &none);
@@ -71,8 +70,6 @@ void memstats_line(FILE *f, struct capture *c, double t)
 	folder_counts(&c->fo, &fc);
 	procmaps_counts(c->pm, &procs, &spaces, &lineages, &pm_bytes);
 	usyms_counts(c->fo.us, &files, &jits, &us_bytes);
-	if (c->cfi)
-		cfi_get_stats(c->cfi, &cs);
 	fprintf(f, "t=%.0f rss=%lu anon=%lu heap=%zu heap_free=%zu"
 		" keys=%zu keys_kb=%zu pending=%zu"
 		" interned=%zu interned_kb=%zu names=%zu names_kb=%zu kcache_kb=%zu"
@@ -81,8 +78,7 @@ void memstats_line(FILE *f, struct capture *c, double t)
 		" stacks_none=%zu stacks_kb=%zu"
 		" lineages=%zu lin_entries=%zu lin_kb=%zu"
 		" procs=%zu spaces=%zu maps_kb=%zu"
-		" elf_files=%zu jit_maps=%zu syms_kb=%zu"
-		" cfi_procs=%zu cfi_files=%zu cfi_queue=%zu cfi_kb=%zu\n",
+		" elf_files=%zu jit_maps=%zu syms_kb=%zu",
 		t, status_kb("VmRSS"), status_kb("RssAnon"),
 		(mi.uordblks + mi.hblkhd) >> 10, mi.fordblks >> 10,
 		c->agg.n, agg_bytes(&c->agg) >> 10, c->pending.n,
@@ -92,7 +88,10 @@ void memstats_line(FILE *f, struct capture *c, double t)
 		c->stacks.tab.used, c->stacks.nidle, held, kept, none, st_bytes >> 10,
 		c->fo.lineages, c->fo.lin_entries, fc.lineages >> 10,
 		procs, spaces, pm_bytes >> 10,
-		files, jits, us_bytes >> 10,
-		cs.procs, cs.files, cs.queued, cs.bytes >> 10);
+		files, jits, us_bytes >> 10);
+	for (size_t i = 0; i < ow_nunwinders; i++)	/* their tables */
+		if (ow_unwinders[i]->memstats)
+			ow_unwinders[i]->memstats(c->uws ? c->uws[i] : NULL, f);
+	fputc('\n', f);
 	fflush(f);
 }

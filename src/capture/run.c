@@ -307,8 +307,6 @@ int capture_main(struct capture_cfg *o)
 		if (!o->quiet)
 			capture_report_unwind(c);
 		if (!o->quiet)
-			capture_report_python(c);
-		if (!o->quiet)
 			capture_report_kstacks(c);
 		if (!o->cmd)
 			report_exited(o);

@@ -16,20 +16,12 @@
 #include <linux/types.h>
 #include "python_stitch.h"
 #include "offwake.h"
-
-uint32_t py_native_frames(const uint64_t *ips, uint32_t nr)
-{
-	uint32_t n = 0;
-
-	while (n < nr && OW_FRAME_KIND(ips[n]) != OW_FRAME_INTERP)
-		n++;
-	return n;
-}
+#include "unwinder.h"
 
 uint32_t py_stitch(const uint64_t *ips, uint32_t nr, py_is_eval is_eval,
 		   void *ctx, uint32_t *order)
 {
-	uint32_t native = py_native_frames(ips, nr), py = native, k = 0;
+	uint32_t native = ow_uw_native_frames(ips, nr), py = native, k = 0;
 
 	for (uint32_t i = 0; i < native; i++) {
 		if (py >= nr || !is_eval(ctx, i)) {

@@ -16,9 +16,6 @@
 /* Whether entry i of the stack is a native frame of PY_EVAL_NAME. */
 typedef bool (*py_is_eval)(void *ctx, uint32_t i);
 
-/* The native frames of ips (nr entries, leaf first). */
-uint32_t py_native_frames(const uint64_t *ips, uint32_t nr);
-
 /*
  * The entries of ips (nr, leaf first: native frames, then the Python
  * frames the BPF walker appended, unwind_python.h) in the order shown,

@@ -14,6 +14,7 @@
 #include "offwake.h"
 #include "unwind/python_names.h"
 #include "unwind/python_stitch.h"
+#include "unwind/unwinder.h"
 #include "check.h"
 
 #define EVAL	0x1000		/* the native address that is "the loop" */
@@ -63,8 +64,8 @@ static void test_stitch(void)
 	check(!strcmp(s, "n1 p10 n2 p20 p30"), "python_stitch_native_short", "%s", s);
 	order_of(none, 3, s);
 	check(!strcmp(s, "n1 n1000 n2"), "python_stitch_native_only", "%s", s);
-	check(py_native_frames(two, 9) == 5, "python_native_frames", "%u",
-	      py_native_frames(two, 9));
+	check(ow_uw_native_frames(two, 9) == 5, "python_native_frames", "%u",
+	      ow_uw_native_frames(two, 9));
 }
 
 /*

@@ -76,6 +76,7 @@
 #include "common/privs.h"
 #include "common/proc.h"
 #include "offwake.skel.h"
+#include "walks.h"
 #include "symbols/debuginfod.h"
 #include "unwind/table_cache.h"
 #include "common/progress.h"
@@ -369,6 +370,7 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 				 o->min_block_us > 1;
 	bpf_program__set_autoload(s->progs.schedule_end_btf,
 				  s->rodata->lazy_stacks);
+	walks_configure(s, raw);
 }
 
 static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
@@ -399,8 +401,11 @@ static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 	loading = 0;
 	if (have_nudge)
 		timer_settime(nudge, 0, &(struct itimerspec){ 0 }, NULL);
-	if (*err) {
+	if (*err)
 		*err = -*err;
+	else
+		*err = walks_fill(s);
+	if (*err) {
 		offwake_bpf__destroy(s);
 		return NULL;
 	}
@@ -1107,9 +1112,28 @@ static int cfi_start(struct capture *c, const struct capture_cfg *o)
 	return 0;
 }
 
+/* Before the first CPython process's entry: its walks' programs loaded
+ * (walks.h), once; their failure said once (no Python frames then). */
+static int python_walks(void *ctx)
+{
+	struct capture *c = ctx;
+	double t0 = ow_now_ms();
+	int err = walks_load_late(&c->walks, c->skel, OW_WALK_PYTHON);
+
+	c->py_walk_ms = ow_now_ms() - t0;
+
+	if (err && !c->py_walk_err)
+		fprintf(stderr, OW_PROG ": warning: the Python walker did not load (%s): no Python frames\n",
+			strerror(err));
+	if (err)
+		c->py_walk_err = err;
+	return err;
+}
+
 /*
  * The CPython unwinder (--python): the -p/-t processes that run it are
- * found before tracing starts, every other one when first seen.
+ * found before tracing starts, every other one when first seen; its BPF
+ * walker is loaded with the first of them.
  */
 static int python_start(struct capture *c, const struct capture_cfg *o)
 {
@@ -1123,6 +1147,7 @@ static int python_start(struct capture *c, const struct capture_cfg *o)
 		ow_err("starting the Python unwinder: %s", strerror(ENOMEM));
 		return -1;
 	}
+	py_procs_on_first(c->py, python_walks, c);
 	for (size_t i = 0; i < o->nids; i++) {
 		uint32_t tgid = id_tgid(o, i);
 
@@ -1631,6 +1656,7 @@ void capture_free(struct capture *c)
 	cfi_free(c->cfi);
 	py_names_free(c->pyn);
 	py_procs_free(c->py);
+	walks_free(c->walks);
 	if (c->rows)
 		munmap(c->rows, c->rows_len);
 	if (c->cvals)
@@ -1678,6 +1704,7 @@ void capture_report_losses(const struct capture *c)
 		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
 		[OW_LOSS_LAZY_STACKS] = "blocks kept without their own stacks: the end of schedule() was not seen when they ended (shown as [Missed ... Stack])",
 		[OW_LOSS_WAKER_EARLY] = "blocks woken before half of -m that waited as long again for a CPU: kept, but their waker's stacks were not taken (shown as [Missed ... Stack])",
+		[OW_LOSS_WALK_PROG] = "stacks not taken: a stack walk's BPF program was not in its slot (a bug: please report it)",
 	};
 
 	/* hidden switches matter when their tasks were to be traced, or
@@ -1847,6 +1874,7 @@ void capture_report_python(const struct capture *c)
 		[OW_PY_CUT_DEPTH] = "depth limit",
 		[OW_PY_CUT_READ] = "a frame not readable",
 		[OW_PY_DEFERRED] = "native stack walked later, without them",
+		[OW_PY_NOT_LOADED] = "the Python walker not loaded",
 	};
 	struct py_stats st;
 	char cuts[256];
@@ -1858,12 +1886,16 @@ void capture_report_python(const struct capture *c)
 	len = ow_counts_list(cuts, sizeof(cuts), c->pys, why, OW_PY_CUT_DEPTH,
 			     OW_PY_NR);
 	if (st.procs)
-		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s\n",
+		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s; the walker loaded at the first, in %.0f ms\n",
 			st.procs, st.procs == 1 ? "" : "es",
 			(unsigned long long)c->pys[OW_PY_WALKED],
 			(unsigned long long)c->pys[OW_PY_NO_THREAD],
 			(unsigned long long)c->pys[OW_PY_NO_FRAME],
-			len ? "; cut or without them: " : "", cuts);
+			len ? "; cut or without them: " : "", cuts, c->py_walk_ms);
+	if (st.unwalked)
+		fprintf(stderr, OW_PROG ": warning: %zu process%s running CPython shown without Python frames: the walker did not load (%s)\n",
+			st.unwalked, st.unwalked == 1 ? "" : "es",
+			strerror(c->py_walk_err));
 	if (st.unsupported)
 		fprintf(stderr, OW_PROG ": warning: CPython %u.%u (pid %u, %zu process%s) is not supported (3.11 and 3.12 are): its threads show the interpreter's C frames\n",
 			st.unsupported_version >> 8, st.unsupported_version & 0xff,

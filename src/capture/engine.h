@@ -82,6 +82,10 @@ struct capture {
 	struct cfi_stats cfi_st;
 	struct pyprocs *py;		/* CPython processes (NULL: --python=off) */
 	struct pynames *pyn;		/* their frames' names */
+	struct walks_late *walks;	/* walks' programs loaded late (walks.h):
+					 * CPython's, at the first such process */
+	int py_walk_err;		/* why CPython's would not load, or 0 */
+	double py_walk_ms;		/* how long their load took */
 	uint64_t pys[OW_PY_NR];		/* how Python stacks went */
 	uint64_t kc[OW_KC_NR];		/* how kernel stacks were taken */
 	const char *kc_off;		/* why there is no kernel stack cache

@@ -1111,21 +1111,58 @@ static __always_inline void chain_from_waker(struct ow_task *ti, __u64 now,
 #define TASK_STACK_SPAN	(32 << 10)
 #define SOFTIRQ_SCAN	48	/* frames of the kernel stack looked at */
 
+/* Whether ip is in one of softirq_callers: its task flag, else -1. */
+static __always_inline int softirq_caller(__u64 ip)
+{
+	for (__u32 j = 0; j < OW_SOFTIRQ_CALLERS; j++)
+		if (ip >= softirq_callers[j].lo && ip < softirq_callers[j].hi)
+			return softirq_callers[j].task;
+	return -1;
+}
+
+/* softirq_of_task()'s walk over the kernel stack's frames */
+struct softirq_scan {
+	const struct ow_stack *st;
+	int task;
+};
+
+static int softirq_step(__u32 i, void *ctx)
+{
+	struct softirq_scan *q = ctx;
+	int r;
+
+	if (i >= OW_MAX_STACK_DEPTH)
+		return 1;
+	r = softirq_caller(q->st->ips[i]);
+	if (r < 0)
+		return 0;
+	q->task = r;
+	return 1;
+}
+
 /*
  * On the IRQ stack: whether the soft IRQ this runs in was run by the task
  * itself (the first of softirq_callers found in the kernel stack just
  * taken, leaf first, is a task's: fold.c's softirq_of_task() decides the
- * same for the display).
+ * same for the display).  By bpf_loop(): its body is verified once, not
+ * for each of 48 frames and each state reaching it (about 20k of the
+ * waking kernel walk's 50k instructions, inlined).
  */
-static __always_inline bool softirq_of_task(void)
+static __always_inline bool softirq_of_task(bool btf)
 {
-	struct ow_stack *st;
-	__u32 zero = 0;
+	struct softirq_scan q = {};
+	__u32 zero = 0, n;
 
-	if (!want_kstack || !(st = bpf_map_lookup_elem(&scratch, &zero)))
+	if (!want_kstack || !(q.st = bpf_map_lookup_elem(&scratch, &zero)))
 		return false;
-	for (__u32 i = 0; i < SOFTIRQ_SCAN && i < st->nr; i++) {
-		__u64 ip = st->ips[i];
+	n = q.st->nr < SOFTIRQ_SCAN ? q.st->nr : SOFTIRQ_SCAN;
+	if (btf) {
+		bpf_loop(n, softirq_step, &q, 0);
+		return q.task;
+	}
+	/* raw_tp: for kernels before bpf_loop (5.17) */
+	for (__u32 i = 0; i < SOFTIRQ_SCAN && i < q.st->nr; i++) {
+		__u64 ip = q.st->ips[i];
 
 		for (__u32 j = 0; j < OW_SOFTIRQ_CALLERS; j++)
 			if (ip >= softirq_callers[j].lo &&
@@ -1150,7 +1187,7 @@ static __always_inline bool process_context(void *ctx,
 		at = *(volatile __u64 *)sp;
 	}
 	if (at - base >= TASK_STACK_SPAN)
-		return softirq_of_task();
+		return softirq_of_task(btf);
 	if (!syscall_lo || !want_kstack)
 		return true;
 	st = bpf_map_lookup_elem(&scratch, &zero);

@@ -88,8 +88,9 @@ void walks_configure(struct offwake_bpf *s, bool raw)
 		const struct walk_row *w = &walk_rows[i];
 		struct bpf_program *p = prog_of(s, w);
 
-		if (p && w->slot != OW_WALK_KSTACK)
+		if (p && w->slot != OW_WALK_KSTACK)	/* (user stacks) */
 			bpf_program__set_autoload(p, !late_slot(w->slot) &&
+						  s->rodata->want_ustack &&
 						  trigger_on(s, w, false));
 	}
 }

@@ -77,6 +77,7 @@
 #include "common/proc.h"
 #include "offwake.skel.h"
 #include "walks.h"
+#include "progsyms.h"
 #include "symbols/debuginfod.h"
 #include "unwind/table_cache.h"
 #include "common/progress.h"
@@ -1391,7 +1392,9 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		  struct progress *pg)
 {
 	struct ender *ender;
+	struct ksyms_read *kr;
 	unsigned arm_delay;
+	int err;
 
 	c->cfg = *o;
 	c->pg = pg;
@@ -1406,13 +1409,23 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	install_signals();
 	if (memstats_open(c))
 		return -1;
-	/* kallsyms after the load: it names our programs, shown as plumbing;
-	 * a signal is looked for after each step (the load's own: above) */
-	if (load(c, o) || stop)
+	/* kallsyms read while the programs load (on the other CPU: 80 ms
+	 * of the 260 here), our programs named after (progsyms.c: their
+	 * frames are plumbing); a signal is looked for after each step
+	 * (the load's own: above) */
+	kr = ksyms_load_async(NULL);
+	if (load(c, o) || stop) {
+		if (kr)
+			ksyms_free(ksyms_load_wait(kr));
 		return stop ? interrupted(c) : -1;
+	}
 	progress_phase(c->pg, "starting: reading the kernel's symbols");
-	if (folder_init(&c->fo, c->pm, &c->stacks) || stop)
+	if (folder_init(&c->fo, c->pm, &c->stacks, kr) || stop)
 		return stop ? interrupted(c) : -1;
+	if (kr && (err = progsyms_add(c->fo.ks, c->skel->obj))) {
+		ow_err("naming the BPF programs: %s", strerror(err));
+		return -1;
+	}
 	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
 	kbtf_free();		/* start-up's questions to it are done */

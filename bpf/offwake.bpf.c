@@ -420,6 +420,44 @@ __noinline __u64 stack_hash(const struct ow_stack *st, __u64 flags, __u32 nr)
 	return (hash_end(h) & ~OW_STACK_DEFERRED) | OW_STACK_HASH;
 }
 
+/*
+ * The stack walks of the tp_btf programs, as programs of their own
+ * (issue 51), verified one by one: a trigger (switch-out, the end of
+ * schedule() for lazy_stacks, a wakeup) does its bookkeeping and
+ * tail-calls its array's OW_WALK_KSTACK program, which takes the kernel
+ * stack and tail-calls OW_WALK_USTACK for the user stack, which hands a
+ * Python process's stack to OW_WALK_PYTHON for its Python frames.  The
+ * last of them stores the references (walk_store()) and ends the
+ * trigger's work (walk_done()).  A tail call can only reach a program of
+ * the caller's own hook, so each trigger has its array and its copy of
+ * each (walk_kstack_switch, ...; user space fills the slots after the
+ * load).  An empty slot is a walk not made: counted, the stack absent.
+ * What passes from one to the next: the arguments (ctx), scratch's
+ * frames, and walk_state.
+ */
+struct walk_state {
+	__u64 held;		/* the user stack cache's reference (uc_take) */
+	__u32 native;		/* native frames in scratch */
+	__u32 pad;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk_state);
+} walkst SEC(".maps");
+
+#define WALKS(name)							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);			\
+		__uint(max_entries, OW_WALK_SLOTS);			\
+		__type(key, __u32);					\
+		__type(value, __u32);					\
+	} name SEC(".maps")
+WALKS(walks_switch);
+WALKS(walks_end);
+WALKS(walks_waking);
+
 /* bpf_get_stack() for the current task, user stacks by the native
  * unwinder (unwind_native.bpf.h; its walks counted on side, enum
  * ow_uw_side), kernel stacks through the task's cache of them
@@ -447,13 +485,18 @@ static __always_inline long take_stack(void *ctx, struct ow_stack *st,
  * reference (see offwake.h); a stack not sent before is sent now.  Every
  * failure is counted by cause.
  */
+static __always_inline __u64 stack_finish(struct ow_stack *st, __u64 flags,
+					  bool btf, __u32 side, __u32 nr,
+					  __u32 native, __u64 held,
+					  struct kc_entry *kheld);
+
 static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
-				       __u32 side)
+				       __u32 side, void *walks)
 {
 	struct ow_stack *st;
-	__u32 zero = 0, nr, native, slot, last;
+	__u32 zero = 0, nr, native, slot;
 	long len;
-	__u64 h, *sent, held = 0, id = bpf_get_current_pid_tgid();
+	__u64 *sent, held = 0, id = bpf_get_current_pid_tgid();
 	struct uc_entry *hit = 0;
 	struct kc_entry *kheld = 0;
 	int py = 0;
@@ -495,9 +538,37 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 		return -len;
 	}
 	nr = native = (__u64)len / sizeof(__u64);
-	/* the Python frames after the native ones (unwind_python.bpf.h) */
-	if ((flags & BPF_F_USER_STACK) && python_mode && py_maybe(id >> 32))
-		nr = py_append(st, nr);
+	/* the Python frames after the native ones (unwind_python.bpf.h): in
+	 * a walk's program of their own (walks: see walk_begin()), else
+	 * here (the raw_tp programs) */
+	if ((flags & BPF_F_USER_STACK) && python_mode && py_maybe(id >> 32)) {
+		if (walks) {
+			struct walk_state *ws = bpf_map_lookup_elem(&walkst, &zero);
+
+			if (ws) {
+				ws->held = held;
+				ws->native = native;
+				bpf_tail_call(ctx, walks, OW_WALK_PYTHON);
+			}
+			count(&py_stats, OW_PY_NOT_LOADED);
+		} else {
+			nr = py_append(st, nr);
+		}
+	}
+	return stack_finish(st, flags, btf, side, nr, native, held, kheld);
+}
+
+/* The rest of get_stack(): st's nr frames (native of them the native
+ * walk's, held what the user stack cache had) hashed, sent if new. */
+static __always_inline __u64 stack_finish(struct ow_stack *st, __u64 flags,
+					  bool btf, __u32 side, __u32 nr,
+					  __u32 native, __u64 held,
+					  struct kc_entry *kheld)
+{
+	__u64 h, *sent, id = bpf_get_current_pid_tgid();
+	__u32 slot, last;
+	int py;
+
 	st->nr = nr;		/* for process_context() too */
 	if (!nr)
 		return OW_NO_STACK;
@@ -871,6 +942,13 @@ static __always_inline void end_hidden_block(struct task_struct *t,
 	ti->wake_ns = 0;
 }
 
+/* The first of a trigger's walks (see walkst): not there, counted. */
+static __always_inline void walk_begin(void *ctx, void *walks)
+{
+	bpf_tail_call(ctx, walks, OW_WALK_KSTACK);
+	count(&losses, OW_LOSS_WALK_PROG);
+}
+
 /*
  * The current task's own stacks, for the block it starts (at its switch-
  * out) or, with lazy_stacks, for the block that ended as it came back on
@@ -879,15 +957,30 @@ static __always_inline void end_hidden_block(struct task_struct *t,
  * __schedule() calls it).
  */
 static __always_inline void own_stacks(void *ctx, struct task_struct *t,
-				       struct ow_task *ti, bool btf)
+				       struct ow_task *ti, bool btf,
+				       void *walks)
 {
-	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED) :
+	if (btf) {	/* by the walks' programs: what follows is theirs */
+		ti->t_kstack = ti->t_ustack = OW_NO_STACK;
+		walk_begin(ctx, walks);
+		return;
+	}
+	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED, 0) :
 				     OW_NO_STACK;
 	if (want_ustack && !(T_READ(btf, t, flags) & PF_KTHREAD))
 		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
-					  OW_UW_BLOCKED);
+					  OW_UW_BLOCKED, 0);
 	else
 		ti->t_ustack = OW_NO_STACK;
+}
+
+/* lazy_stacks: a pending block of t counted, with the stacks it has. */
+static __always_inline void count_pending(struct task_struct *t, __u32 pid,
+					  struct ow_task *ti, bool btf)
+{
+	add_block(t, pid, ti, ti->end_ns - ti->start_ns, ti->pending_woken,
+		  btf);
+	ti->start_ns = 0;
 }
 
 /*
@@ -903,15 +996,13 @@ static __always_inline void end_pending(void *ctx, struct task_struct *t,
 	if (!lazy_stacks || !ti->pending)
 		return;
 	ti->pending = 0;
-	if (here) {
-		own_stacks(ctx, t, ti, btf);
+	if (here) {	/* (the walks then count it: walk_done()) */
+		own_stacks(ctx, t, ti, btf, &walks_end);
 	} else {
 		ti->t_kstack = ti->t_ustack = OW_STACK_SKIPPED;
 		count(&losses, OW_LOSS_LAZY_STACKS);
 	}
-	add_block(t, pid, ti, ti->end_ns - ti->start_ns, ti->pending_woken,
-		  btf);
-	ti->start_ns = 0;
+	count_pending(t, pid, ti, btf);
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt,
@@ -947,7 +1038,7 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 		ti->wake_ns = 0;	/* preempted: no wakeup will come */
 	if (lazy_stacks)
 		return;		/* taken when it ends, if kept */
-	own_stacks(ctx, prev, ti, btf);
+	own_stacks(ctx, prev, ti, btf, &walks_switch);
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u32 pid,
@@ -1020,21 +1111,58 @@ static __always_inline void chain_from_waker(struct ow_task *ti, __u64 now,
 #define TASK_STACK_SPAN	(32 << 10)
 #define SOFTIRQ_SCAN	48	/* frames of the kernel stack looked at */
 
+/* Whether ip is in one of softirq_callers: its task flag, else -1. */
+static __always_inline int softirq_caller(__u64 ip)
+{
+	for (__u32 j = 0; j < OW_SOFTIRQ_CALLERS; j++)
+		if (ip >= softirq_callers[j].lo && ip < softirq_callers[j].hi)
+			return softirq_callers[j].task;
+	return -1;
+}
+
+/* softirq_of_task()'s walk over the kernel stack's frames */
+struct softirq_scan {
+	const struct ow_stack *st;
+	int task;
+};
+
+static int softirq_step(__u32 i, void *ctx)
+{
+	struct softirq_scan *q = ctx;
+	int r;
+
+	if (i >= OW_MAX_STACK_DEPTH)
+		return 1;
+	r = softirq_caller(q->st->ips[i]);
+	if (r < 0)
+		return 0;
+	q->task = r;
+	return 1;
+}
+
 /*
  * On the IRQ stack: whether the soft IRQ this runs in was run by the task
  * itself (the first of softirq_callers found in the kernel stack just
  * taken, leaf first, is a task's: fold.c's softirq_of_task() decides the
- * same for the display).
+ * same for the display).  By bpf_loop(): its body is verified once, not
+ * for each of 48 frames and each state reaching it (about 20k of the
+ * waking kernel walk's 50k instructions, inlined).
  */
-static __always_inline bool softirq_of_task(void)
+static __always_inline bool softirq_of_task(bool btf)
 {
-	struct ow_stack *st;
-	__u32 zero = 0;
+	struct softirq_scan q = {};
+	__u32 zero = 0, n;
 
-	if (!want_kstack || !(st = bpf_map_lookup_elem(&scratch, &zero)))
+	if (!want_kstack || !(q.st = bpf_map_lookup_elem(&scratch, &zero)))
 		return false;
-	for (__u32 i = 0; i < SOFTIRQ_SCAN && i < st->nr; i++) {
-		__u64 ip = st->ips[i];
+	n = q.st->nr < SOFTIRQ_SCAN ? q.st->nr : SOFTIRQ_SCAN;
+	if (btf) {
+		bpf_loop(n, softirq_step, &q, 0);
+		return q.task;
+	}
+	/* raw_tp: for kernels before bpf_loop (5.17) */
+	for (__u32 i = 0; i < SOFTIRQ_SCAN && i < q.st->nr; i++) {
+		__u64 ip = q.st->ips[i];
 
 		for (__u32 j = 0; j < OW_SOFTIRQ_CALLERS; j++)
 			if (ip >= softirq_callers[j].lo &&
@@ -1059,7 +1187,7 @@ static __always_inline bool process_context(void *ctx,
 		at = *(volatile __u64 *)sp;
 	}
 	if (at - base >= TASK_STACK_SPAN)
-		return softirq_of_task();
+		return softirq_of_task(btf);
 	if (!syscall_lo || !want_kstack)
 		return true;
 	st = bpf_map_lookup_elem(&scratch, &zero);
@@ -1093,11 +1221,16 @@ static __always_inline bool waker_stacks_wanted(const struct ow_task *ti,
 static __always_inline void waker_stacks(void *ctx, struct ow_level *l,
 					 struct task_struct *cur, bool btf)
 {
-	l->kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_WAKER) :
+	if (btf) {	/* by the walks' programs, the last thing done */
+		l->kstack = l->ustack = OW_NO_STACK;
+		walk_begin(ctx, &walks_waking);
+		return;
+	}
+	l->kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_WAKER, 0) :
 				  OW_NO_STACK;
 	if (want_ustack && !(T_READ(btf, cur, flags) & PF_KTHREAD) &&
 	    process_context(ctx, cur, btf))
-		l->ustack = get_stack(ctx, BPF_F_USER_STACK, btf, OW_UW_WAKER);
+		l->ustack = get_stack(ctx, BPF_F_USER_STACK, btf, OW_UW_WAKER, 0);
 	else
 		l->ustack = OW_NO_STACK;
 }
@@ -1188,8 +1321,9 @@ static __always_inline void on_switch(void *ctx, bool preempt,
 	prev_pid = T_READ(btf, prev, pid);
 	next_pid = T_READ(btf, next, pid);
 	switched_unseen(prev_pid, next_pid);
-	switch_out(ctx, preempt, prev, prev_pid, now, btf);
+	/* next first: prev's stack walks end the program (walk_begin()) */
 	switch_in(next, next_pid, now, btf);
+	switch_out(ctx, preempt, prev, prev_pid, now, btf);
 }
 
 static __always_inline void on_fork(struct task_struct *parent,
@@ -1251,6 +1385,124 @@ static __always_inline void on_exec(struct task_struct *p, bool btf)
 	bpf_map_delete_elem(&pyprocs, &tgid);	/* found again if Python */
 	send_event_4(OW_EV_EXEC, tgid, 0, cgroup_ok(p) ? 0 : OW_EV_OUTSIDE);
 }
+
+/* --- the walks' programs (see walkst) ------------------------------- */
+
+enum walk_trigger { TRIG_SWITCH, TRIG_END, TRIG_WAKING };
+
+/* The storage a trigger's walks fill: the current task's own (its block's
+ * stacks), or for a wakeup the wakee p's (its waker's). */
+static __always_inline struct ow_task *walk_dest(int trig,
+						 struct task_struct *p)
+{
+	if (trig != TRIG_WAKING)
+		p = bpf_get_current_task_btf();
+	return bpf_task_storage_get(&tstore, p, 0, 0);
+}
+
+static __always_inline void walk_store(struct ow_task *ti, int trig,
+				       bool user, __u64 ref)
+{
+	if (trig == TRIG_WAKING && user)
+		ti->chain[0].ustack = ref;
+	else if (trig == TRIG_WAKING)
+		ti->chain[0].kstack = ref;
+	else if (user)
+		ti->t_ustack = ref;
+	else
+		ti->t_kstack = ref;
+}
+
+/* What the trigger had left to do once the stacks are taken. */
+static __always_inline void walk_done(struct ow_task *ti, int trig)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	if (trig == TRIG_END)
+		count_pending(cur, cur->pid, ti, true);
+}
+
+#define WALK_SIDE(trig)	((trig) == TRIG_WAKING ? OW_UW_WAKER : OW_UW_BLOCKED)
+#define WALKS_OF(trig)	((trig) == TRIG_SWITCH ? (void *)&walks_switch :	\
+			 (trig) == TRIG_END ? (void *)&walks_end :		\
+			 (void *)&walks_waking)
+
+static __always_inline void walk_kstack(void *ctx, int trig,
+					struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ow_task *ti = walk_dest(trig, p);
+
+	if (!ti)
+		return;
+	if (want_kstack)
+		walk_store(ti, trig, false,
+			   get_stack(ctx, 0, true, WALK_SIDE(trig), 0));
+	if (want_ustack && !(cur->flags & PF_KTHREAD) &&
+	    (trig != TRIG_WAKING || process_context(ctx, cur, true))) {
+		bpf_tail_call(ctx, WALKS_OF(trig), OW_WALK_USTACK);
+		count(&losses, OW_LOSS_WALK_PROG);
+	}
+	walk_done(ti, trig);
+}
+
+static __always_inline void walk_ustack(void *ctx, int trig,
+					struct task_struct *p)
+{
+	struct ow_task *ti = walk_dest(trig, p);
+	__u64 ref;
+
+	if (!ti)
+		return;
+	ref = get_stack(ctx, BPF_F_USER_STACK, true, WALK_SIDE(trig),
+			WALKS_OF(trig));
+	walk_store(ti, trig, true, ref);
+	walk_done(ti, trig);
+}
+
+static __always_inline void walk_python(void *ctx, int trig,
+					struct task_struct *p)
+{
+	struct ow_task *ti = walk_dest(trig, p);
+	__u32 zero = 0, nr;
+	struct walk_state *ws = bpf_map_lookup_elem(&walkst, &zero);
+	struct ow_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!ti || !ws || !st)
+		return;
+	nr = py_append(st, ws->native);
+	walk_store(ti, trig, true,
+		   stack_finish(st, BPF_F_USER_STACK, true, WALK_SIDE(trig), nr,
+				ws->native, ws->held, 0));
+	walk_done(ti, trig);
+}
+
+/* Each walk for each trigger: NAME_TRIGGER, of the trigger's hook. */
+#define WALK_PROGS(trig, name, hook, proto, p)				\
+	SEC("tp_btf/" hook)						\
+	int BPF_PROG(walk_kstack_##name, proto)				\
+	{								\
+		walk_kstack(ctx, trig, p);				\
+		return 0;						\
+	}								\
+	SEC("tp_btf/" hook)						\
+	int BPF_PROG(walk_ustack_##name, proto)				\
+	{								\
+		walk_ustack(ctx, trig, p);				\
+		return 0;						\
+	}								\
+	SEC("tp_btf/" hook)						\
+	int BPF_PROG(walk_python_##name, proto)				\
+	{								\
+		walk_python(ctx, trig, p);				\
+		return 0;						\
+	}
+#define SWITCH_ARGS	bool preempt, struct task_struct *prev, struct task_struct *next
+WALK_PROGS(TRIG_SWITCH, switch, "sched_switch", SWITCH_ARGS, 0)
+WALK_PROGS(TRIG_END, end, "sched_exit_tp", bool is_switch, 0)
+WALK_PROGS(TRIG_WAKING, waking, "sched_waking", struct task_struct *wakee, wakee)
+
+/* --- the triggers -------------------------------------------------- */
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev,

@@ -120,6 +120,8 @@ enum ow_loss {
 	/* not a loss: a block whose return to CPU was hidden, ended where
 	 * the task's CPU time since it was picked puts it */
 	OW_LOSS_END_BY_RUNTIME,
+	OW_LOSS_WALK_PROG,		/* a stack walk's program not there
+					 * (offwake.bpf.c: walkst): not taken */
 	OW_LOSS_NR,
 };
 
@@ -195,6 +197,15 @@ enum ow_marker {
 #define OW_FRAME_VALUE(entry)	((entry) & ((1ULL << OW_FRAME_SHIFT) - 1))
 
 /* A stack's frames, leaf first; only the first nr are sent. */
+/* The slots of each trigger's array of walks' programs (offwake.bpf.c:
+ * walkst), filled by user space after the load. */
+enum ow_walk_slot {
+	OW_WALK_KSTACK,		/* the kernel stack, then OW_WALK_USTACK */
+	OW_WALK_USTACK,		/* the native user stack, then an interpreter's */
+	OW_WALK_PYTHON,		/* CPython's frames (unwind_python.bpf.h) */
+	OW_WALK_SLOTS,
+};
+
 struct ow_stack {
 	__u32 type;		/* OW_EV_STACK */
 	__u32 nr;

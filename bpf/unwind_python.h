@@ -91,6 +91,7 @@ enum ow_py_stat {
 	OW_PY_CUT_READ,		/* cut: memory not readable (a frame being
 				 * made or freed) */
 	OW_PY_DEFERRED,		/* native stack walked later: no Python */
+	OW_PY_NOT_LOADED,	/* the Python walk's program not there: none */
 	OW_PY_NR,
 };
 

@@ -11,18 +11,32 @@ BUDGET=150000
 can_capture verifier_budget || exit 0
 cd "$TMPD" || exit 1
 sleep 600 & SP=$!
-trap 'kill $SP 2> /dev/null; rm -rf "$TMPD"' EXIT
+# a CPython process: its walks' programs load when it is first seen
+PY=$(command -v python3.11 || command -v python3)
+"$PY" -c 'import time
+while True: time.sleep(0.01)' & PP=$!
+trap 'kill $SP $PP 2> /dev/null; rm -rf "$TMPD"' EXIT
 for cfg in "" "--python=off" "--unwind=fp" "--unwind=cfi" "-U" "-K" \
-	   "--chain-depth 3" "-m 1000" "--python=lines" "env:OFFWAKE_RAW_TP=1"; do
+	   "--chain-depth 3" "-m 1000" "--python=lines" "env:OFFWAKE_RAW_TP=1" \
+	   "py:" "py:-m 1000" "py:--python=lines"; do
 	name="verifier_budget ${cfg:-defaults}"
-	args=$cfg; envs=
-	case $cfg in env:*) envs=${cfg#env:}; args= ;; esac
+	args=$cfg; envs=; pid=$SP; q=-q
+	case $cfg in
+	env:*) envs=${cfg#env:}; args= ;;
+	py:*) args=${cfg#py:}; pid=$PP; q= ;;
+	esac
 	# shellcheck disable=SC2086
-	env $envs OFFWAKE_DEBUG=stats timeout 300 "$OFFWAKE" -q -f -p $SP $args 1 \
+	env $envs OFFWAKE_DEBUG=stats timeout 300 "$OFFWAKE" $q -f -p $pid $args 1 \
 		> out 2> err; st=$?
 	figs=$(grep -o 'processed [0-9]* insns' err | awk '{ print $2 }')
 	n=$(echo "$figs" | grep -c .)
 	max=$(echo "$figs" | sort -n | tail -1)
+	# a Python process traced: its walks loaded as it was seen
+	if [ "$pid" = "$PP" ] && [ $st -eq 0 ] &&
+	   ! grep -q 'python: 1 process running CPython.*the walker loaded at the first' err; then
+		fail "$name" "the Python walks did not load: $(grep -m2 -i 'python\|error' err | head -c 300)"
+		continue
+	fi
 	if [ $st -ne 0 ] || [ "$n" -lt 2 ]; then
 		fail "$name" "status $st, $n programs' figures: $(grep -m2 -i 'error\|fail' err | head -c 300)"
 	elif [ "$max" -gt $BUDGET ]; then

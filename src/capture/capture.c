@@ -76,6 +76,8 @@
 #include "common/privs.h"
 #include "common/proc.h"
 #include "offwake.skel.h"
+#include "walks.h"
+#include "progsyms.h"
 #include "symbols/debuginfod.h"
 #include "unwind/unwinder.h"
 #include "common/progress.h"
@@ -365,6 +367,7 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 				 o->min_block_us > 1;
 	bpf_program__set_autoload(s->progs.schedule_end_btf,
 				  s->rodata->lazy_stacks);
+	walks_configure(s, raw);
 }
 
 static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
@@ -395,8 +398,11 @@ static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 	loading = 0;
 	if (have_nudge)
 		timer_settime(nudge, 0, &(struct itimerspec){ 0 }, NULL);
-	if (*err) {
+	if (*err)
 		*err = -*err;
+	else
+		*err = walks_fill(s);
+	if (*err) {
 		offwake_bpf__destroy(s);
 		return NULL;
 	}
@@ -1000,6 +1006,14 @@ static void keep_up(void *ctx)
 	ring_buffer__consume(c->rb);
 }
 
+/* ow_uw_host's load_walks: an interpreter's walks, late (walks.h). */
+static int load_walks(void *ctx, int slot)
+{
+	struct capture *c = ctx;
+
+	return walks_load_late(&c->walks, c->skel, slot);
+}
+
 static const uint64_t *stored_stack(void *ctx, uint64_t ref, uint32_t *nr)
 {
 	struct capture *c = ctx;
@@ -1040,6 +1054,7 @@ static int unwinders_start(struct capture *c, const struct capture_cfg *o)
 		.python_lines = o->python == OW_PYTHON_LINES, .stop = &stop,
 		.walks = (const uint64_t (*)[OW_UW_NR])c->uw, .ctx = c,
 		.keep_up = keep_up, .got_stack = got_walked, .stack = stored_stack,
+		.load_walks = load_walks,
 	};
 	for (size_t i = 0; i < ow_nunwinders; i++)
 		if (ow_unwinders[i]->start && ow_unwinders[i]->start(&c->uwh, &c->uws[i]))
@@ -1275,7 +1290,9 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		  struct progress *pg)
 {
 	struct ender *ender;
+	struct ksyms_read *kr;
 	unsigned arm_delay;
+	int err;
 
 	c->cfg = *o;
 	c->pg = pg;
@@ -1290,13 +1307,23 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	install_signals();
 	if (memstats_open(c))
 		return -1;
-	/* kallsyms after the load: it names our programs, shown as plumbing;
-	 * a signal is looked for after each step (the load's own: above) */
-	if (load(c, o) || stop)
+	/* kallsyms read while the programs load (on the other CPU: 80 ms
+	 * of the 260 here), our programs named after (progsyms.c: their
+	 * frames are plumbing); a signal is looked for after each step
+	 * (the load's own: above) */
+	kr = ksyms_load_async(NULL);
+	if (load(c, o) || stop) {
+		if (kr)
+			ksyms_free(ksyms_load_wait(kr));
 		return stop ? interrupted(c) : -1;
+	}
 	progress_phase(c->pg, "starting: reading the kernel's symbols");
-	if (folder_init(&c->fo, c->pm, &c->stacks) || stop)
+	if (folder_init(&c->fo, c->pm, &c->stacks, kr) || stop)
 		return stop ? interrupted(c) : -1;
+	if (kr && (err = progsyms_add(c->fo.ks, c->skel->obj))) {
+		ow_err("naming the BPF programs: %s", strerror(err));
+		return -1;
+	}
 	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
 	kbtf_free();		/* start-up's questions to it are done */
@@ -1539,6 +1566,7 @@ void capture_free(struct capture *c)
 			ow_unwinders[i]->free(c->uws[i]);
 	free(c->uws);
 	free(c->uw_tgids);
+	walks_free(c->walks);
 	if (c->cvals)
 		munmap(c->cvals, 2 * OW_CSLOTS * sizeof(__u64));
 	offwake_bpf__destroy(c->skel);
@@ -1584,6 +1612,7 @@ void capture_report_losses(const struct capture *c)
 		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
 		[OW_LOSS_LAZY_STACKS] = "blocks kept without their own stacks: the end of schedule() was not seen when they ended (shown as [Missed ... Stack])",
 		[OW_LOSS_WAKER_EARLY] = "blocks woken before half of -m that waited as long again for a CPU: kept, but their waker's stacks were not taken (shown as [Missed ... Stack])",
+		[OW_LOSS_WALK_PROG] = "stacks not taken: a stack walk's BPF program was not in its slot (a bug: please report it)",
 	};
 
 	/* hidden switches matter when their tasks were to be traced, or

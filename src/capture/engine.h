@@ -71,6 +71,8 @@ struct capture {
 	void **uws;			/* each unwinder's state, as
 					 * ow_unwinders[] (NULL: not used) */
 	uint32_t *uw_tgids;		/* the -p/-t processes, for them */
+	struct walks_late *walks;	/* walks' programs loaded late (walks.h):
+					 * an interpreter's, when first needed */
 	uint64_t kc[OW_KC_NR];		/* how kernel stacks were taken */
 	const char *kc_off;		/* why there is no kernel stack cache
 					 * (NULL: there is one) */

@@ -136,12 +136,13 @@ static void release_lineage(void *slot, void *ctx)
 	free(ln);
 }
 
-int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st)
+int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st,
+		struct ksyms_read *kr)
 {
 	memset(f, 0, sizeof(*f));
 	f->pm = pm;
 	f->st = st;
-	f->ks = ksyms_load(NULL);
+	f->ks = kr ? ksyms_load_wait(kr) : ksyms_load(NULL);
 	if (!f->ks) {
 		ow_err("reading /proc/kallsyms: %s", errno == EPERM ?
 		       privs_kallsyms_hint() : strerror(errno));

@@ -84,11 +84,14 @@ struct folder {
 };
 
 /*
- * Reads /proc/kallsyms: call once our BPF programs are loaded.  What is
+ * Reads /proc/kallsyms, or takes what kr read (ksyms_load_async(), which
+ * it waits for): our BPF programs loaded since are named then with
+ * progsyms_add().  What is
  * kept about a lineage of processes goes with it: procmaps_free() before
  * folder_free() and stacks_free().
  */
-int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st);
+int folder_init(struct folder *f, struct procmaps *pm, struct stacks *st,
+		struct ksyms_read *kr);
 void folder_free(struct folder *f);
 /*
  * Once a second: ELF files not used for max_idle calls are forgotten

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include "ksyms.h"
 #include "common/util.h"
@@ -139,6 +140,61 @@ fail:
 	return NULL;
 }
 
+struct ksyms_read {
+	pthread_t thread;
+	char *path;
+	struct ksyms *k;
+	int err;
+};
+
+static void *load_thread(void *arg)
+{
+	struct ksyms_read *r = arg;
+
+	r->k = ksyms_load(r->path);
+	r->err = r->k ? 0 : errno;
+	return NULL;
+}
+
+struct ksyms_read *ksyms_load_async(const char *path)
+{
+	struct ksyms_read *r = calloc(1, sizeof(*r));
+
+	if (!r || (path && !(r->path = strdup(path))))
+		goto fail;
+	if (!pthread_create(&r->thread, NULL, load_thread, r))
+		return r;
+fail:
+	if (r)
+		free(r->path);
+	free(r);
+	return NULL;
+}
+
+struct ksyms *ksyms_load_wait(struct ksyms_read *r)
+{
+	struct ksyms *k;
+	int err;
+
+	pthread_join(r->thread, NULL);
+	k = r->k;
+	err = r->err;
+	free(r->path);
+	free(r);
+	errno = err;
+	return k;
+}
+
+int ksyms_add(struct ksyms *k, const struct ksyms_extra *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (add(k, v[i].addr, v[i].name) < 0 ||
+		    (v[i].len && add(k, v[i].addr + v[i].len, "") < 0))
+			return -1;
+	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	return 0;
+}
+
 void ksyms_free(struct ksyms *k)
 {
 	if (!k)
@@ -169,10 +225,16 @@ int ksyms_extent(const struct ksyms *k, const char *name, uint64_t *lo,
 const char *ksyms_name(const struct ksyms *k, uint64_t addr)
 {
 	size_t lo = ow_count_le(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
+	const char *name;
 
+	/* (an end ksyms_add() made: the symbol at the same address wins) */
+	while (lo > 1 && k->syms[lo - 1].addr == k->syms[lo - 2].addr &&
+	       !k->names[k->syms[lo - 1].name])
+		lo--;
 	if (!lo)
 		return NULL;
-	return k->names + k->syms[lo - 1].name;
+	name = k->names + k->syms[lo - 1].name;
+	return *name ? name : NULL;
 }
 
 const struct ksyms_caller ksyms_softirq_callers[] = {

@@ -10,9 +10,26 @@
 #include <stdint.h>
 
 struct ksyms;
+struct ksyms_read;
 
 /* Load and sort /proc/kallsyms (or path); NULL with errno on failure. */
 struct ksyms *ksyms_load(const char *path);
+
+/* ksyms_load(path) on a thread of its own (start-up reads kallsyms while
+ * the BPF programs load); NULL when no thread could start. */
+struct ksyms_read *ksyms_load_async(const char *path);
+/* Its result, once read (what ksyms_load() returned, errno too). */
+struct ksyms *ksyms_load_wait(struct ksyms_read *r);
+
+/* Functions kallsyms did not list when read (BPF programs loaded since):
+ * each [addr, addr + len) named name, unnamed past its end (unless a
+ * function starts there); 0, or -1 (ENOMEM). */
+struct ksyms_extra {
+	uint64_t addr;
+	uint32_t len;
+	const char *name;
+};
+int ksyms_add(struct ksyms *k, const struct ksyms_extra *v, size_t n);
 
 /* Addresses of data symbols the capture needs besides the text ones,
  * taken in the same pass over kallsyms (the kernel stack cache's ORC

@@ -20,7 +20,25 @@ struct python {
 	struct pyprocs *py;		/* CPython processes */
 	struct pynames *pyn;		/* their frames' names */
 	uint64_t pys[OW_PY_NR];		/* how Python stacks went */
+	int walks_err;			/* why the BPF walker did not load */
+	double walks_ms;		/* how long its load took */
 };
+
+/* Before the first CPython process's entry: the BPF walker loaded (its
+ * walks: OW_WALK_PYTHON), its failure said (no Python frames then). */
+static int python_walks(void *ctx)
+{
+	struct python *s = ctx;
+	double t0 = ow_now_ms();
+
+	s->walks_err = s->h->load_walks ?
+		s->h->load_walks(s->h->ctx, OW_WALK_PYTHON) : ENOSYS;
+	s->walks_ms = ow_now_ms() - t0;
+	if (s->walks_err)
+		fprintf(stderr, OW_PROG ": warning: the Python walker did not load (%s): no Python frames\n",
+			strerror(s->walks_err));
+	return s->walks_err;
+}
 
 static void python_free(void *state)
 {
@@ -35,7 +53,8 @@ static void python_free(void *state)
 
 /*
  * The CPython unwinder (--python): the -p/-t processes that run it are
- * found before tracing starts, every other one when first seen.
+ * found before tracing starts, every other one when first seen; its BPF
+ * walker is loaded with the first of them.
  */
 static int python_start(const struct ow_uw_host *h, void **state)
 {
@@ -57,6 +76,7 @@ static int python_start(const struct ow_uw_host *h, void **state)
 		return -1;
 	}
 	*state = s;
+	py_procs_on_first(s->py, python_walks, s);
 	for (size_t i = 0; i < h->ntgids; i++) {
 		uint32_t tgid = h->tgids[i];
 
@@ -152,6 +172,7 @@ static void python_summary(void *state, const struct ow_uw_host *h)
 		[OW_PY_CUT_DEPTH] = "depth limit",
 		[OW_PY_CUT_READ] = "a frame not readable",
 		[OW_PY_DEFERRED] = "native stack walked later, without them",
+		[OW_PY_NOT_LOADED] = "the Python walker not loaded",
 	};
 	const struct python *s = state;
 	struct py_stats st;
@@ -162,12 +183,16 @@ static void python_summary(void *state, const struct ow_uw_host *h)
 	len = ow_counts_list(cuts, sizeof(cuts), s->pys, why, OW_PY_CUT_DEPTH,
 			     OW_PY_NR);
 	if (st.procs)
-		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s\n",
+		fprintf(stderr, OW_PROG ": python: %zu process%s running CPython; %llu stacks with Python frames, %llu of a thread without Python state, %llu with no Python frame running%s%s; the walker loaded at the first, in %.0f ms\n",
 			st.procs, st.procs == 1 ? "" : "es",
 			(unsigned long long)s->pys[OW_PY_WALKED],
 			(unsigned long long)s->pys[OW_PY_NO_THREAD],
 			(unsigned long long)s->pys[OW_PY_NO_FRAME],
-			len ? "; cut or without them: " : "", cuts);
+			len ? "; cut or without them: " : "", cuts, s->walks_ms);
+	if (st.unwalked)
+		fprintf(stderr, OW_PROG ": warning: %zu process%s running CPython shown without Python frames: the walker did not load (%s)\n",
+			st.unwalked, st.unwalked == 1 ? "" : "es",
+			strerror(s->walks_err));
 	if (st.unsupported)
 		fprintf(stderr, OW_PROG ": warning: CPython %u.%u (pid %u, %zu process%s) is not supported (3.11 and 3.12 are): its threads show the interpreter's C frames\n",
 			st.unsupported_version >> 8, st.unsupported_version & 0xff,

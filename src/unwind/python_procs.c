@@ -90,6 +90,10 @@ struct pyprocs {
 	struct htab files;	/* (dev, ino) -> struct py_file */
 	struct htab procs;	/* (tgid, 0) -> struct py_proc */
 	struct py_stats st;
+	int (*ready)(void *);	/* before the first entry (the walker) */
+	void *ready_ctx;
+	int ready_err;		/* what it said: no entries then */
+	bool readied;
 };
 
 struct pyprocs *py_procs_new(struct procmaps *pm, int map_fd,
@@ -104,6 +108,12 @@ struct pyprocs *py_procs_new(struct procmaps *pm, int map_fd,
 	p->map_fd = map_fd;
 	p->bits = bits;
 	return p;
+}
+
+void py_procs_on_first(struct pyprocs *p, int (*ready)(void *), void *ctx)
+{
+	p->ready = ready;
+	p->ready_ctx = ctx;
 }
 
 void py_procs_free(struct pyprocs *p)
@@ -281,6 +291,14 @@ static int found(struct pyprocs *p, uint32_t tgid, struct py_proc *pr,
 			p->st.unsupported_version = mm;
 			p->st.unsupported_pid = tgid;
 		}
+		return 0;
+	}
+	if (p->ready && !p->readied) {
+		p->ready_err = p->ready(p->ready_ctx);
+		p->readied = true;
+	}
+	if (p->ready_err) {
+		p->st.unwalked++;
 		return 0;
 	}
 	e = pr->v->walk;

@@ -21,6 +21,7 @@ struct py_stats {
 	size_t unsupported;	/* ... an unsupported one */
 	unsigned unsupported_version;	/* the first such (0x030c: 3.12) */
 	uint32_t unsupported_pid;
+	size_t unwalked;	/* found, but the walker is not loaded */
 };
 
 struct pyprocs;
@@ -29,6 +30,9 @@ struct pyprocs;
 struct pyprocs *py_procs_new(struct procmaps *pm, int map_fd,
 			     volatile __u64 *bits);
 void py_procs_free(struct pyprocs *p);
+/* ready(ctx) is called before the first entry goes into the map (the BPF
+ * walker is loaded then); when it fails, no entry is made, then or later. */
+void py_procs_on_first(struct pyprocs *p, int (*ready)(void *), void *ctx);
 
 /* tgid was seen, or asked for tables (its maps are learnt): give it an
  * entry if it runs a supported CPython (looked at once per maps version). */

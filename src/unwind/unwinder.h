@@ -49,6 +49,11 @@ struct ow_uw_host {
 	void (*got_stack)(void *ctx, const void *stack, size_t len);
 	/* the raw stack stored under ref (*nr entries), or NULL */
 	const uint64_t *(*stack)(void *ctx, uint64_t ref, uint32_t *nr);
+	/* the kernel half's walks of slot (enum ow_walk_slot, offwake.h:
+	 * an interpreter's BPF walker, loaded when first needed, not with
+	 * the capture) loaded now and in their slots: 0, or an errno (the
+	 * capture's walks.c; once: again, the first answer) */
+	int (*load_walks)(void *ctx, int slot);
 };
 
 /* A process event of the kernel side (OW_EV_SEEN, _EXEC, _FORK, _TABLES,

@@ -106,7 +106,7 @@ static int env_init(struct env *e, bool locs)
 	e->st.forget = on_forget;
 	e->st.freed = on_freed;
 	e->st.ctx = e;
-	if (!e->pm || folder_init(&e->f, e->pm, &e->st))
+	if (!e->pm || folder_init(&e->f, e->pm, &e->st, NULL))
 		return -1;
 	e->f.locs = locs;
 	return 0;

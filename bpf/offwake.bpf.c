@@ -421,16 +421,17 @@ __noinline __u64 stack_hash(const struct ow_stack *st, __u64 flags, __u32 nr)
 }
 
 /*
- * The stack walks of the tp_btf programs, as programs of their own
+ * The user stack walks of the tp_btf programs, as programs of their own
  * (issue 51), verified one by one: a trigger (switch-out, the end of
- * schedule() for lazy_stacks, a wakeup) does its bookkeeping and
- * tail-calls its array's OW_WALK_KSTACK program, which takes the kernel
- * stack and tail-calls OW_WALK_USTACK for the user stack, which hands a
- * Python process's stack to OW_WALK_PYTHON for its Python frames.  The
- * last of them stores the references (walk_store()) and ends the
- * trigger's work (walk_done()).  A tail call can only reach a program of
+ * schedule() for lazy_stacks, a wakeup) does its bookkeeping, takes the
+ * kernel stack (one walker, kstack_cache.bpf.h, in each trigger: a tail
+ * call more cost 40-60 ns a switch here) and tail-calls its array's
+ * OW_WALK_USTACK program for the native user stack, which hands a Python
+ * process's stack to OW_WALK_PYTHON for its Python frames.  The last of
+ * them stores the reference (walk_store()) and ends the trigger's work
+ * (walk_done()).  A tail call can only reach a program of
  * the caller's own hook, so each trigger has its array and its copy of
- * each (walk_kstack_switch, ...; user space fills the slots after the
+ * each (walk_ustack_switch, ...; user space fills the slots after the
  * load).  An empty slot is a walk not made: counted, the stack absent.
  * What passes from one to the next: the arguments (ctx), scratch's
  * frames, and walk_state.
@@ -490,37 +491,58 @@ static __always_inline __u64 stack_finish(struct ow_stack *st, __u64 flags,
 					  __u32 native, __u64 held,
 					  struct kc_entry *kheld);
 
+/*
+ * A user stack the task had last time there (ustack_cache.bpf.h), if
+ * user space still has it (else walked: sent again), and no Python frames
+ * to add to it: its reference, else 0 (walk it; *held: what the cache
+ * had, for the walk's checks).  Asked by the triggers themselves, so that
+ * a hit costs no tail call.
+ */
+static __always_inline __u64 user_cached(__u32 side, __u64 *held)
+{
+	__u64 *sent, ref, id = bpf_get_current_pid_tgid();
+	struct uc_entry *hit = 0;
+	__u32 slot;
+	int py;
+
+	*held = 0;
+	if (!(ref = uc_take(side, &hit)) || !hit)
+		return 0;
+	slot = ref & seen_mask;
+	sent = bpf_map_lookup_elem(&seen, &slot);
+	py = py_none_again(id >> 32, (__u32)id, hit->aux);
+	if (py < 0)
+		return 0;
+	*held = ref;
+	if (!sent || *sent != ref) {
+		count(&uc_stats, OW_UC_UNSEEN);
+	} else if (!uc_verify) {
+		uc_hit(hit);
+		if (py)
+			count(&py_stats, OW_PY_NO_THREAD);
+		return ref;
+	} else {	/* walked too, compared below */
+		count(&uc_stats, OW_UC_HIT);
+	}
+	return 0;
+}
+
+/* (pheld: the trigger asked user_cached() already: what it had) */
 static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
-				       __u32 side, void *walks)
+				       __u32 side, void *walks,
+				       const __u64 *pheld)
 {
 	struct ow_stack *st;
-	__u32 zero = 0, nr, native, slot;
+	__u32 zero = 0, nr, native;
 	long len;
-	__u64 *sent, held = 0, id = bpf_get_current_pid_tgid();
-	struct uc_entry *hit = 0;
+	__u64 held = 0, ref, id = bpf_get_current_pid_tgid();
 	struct kc_entry *kheld = 0;
-	int py = 0;
 
-	/* a user stack the task had last time there (ustack_cache.bpf.h),
-	 * if user space still has it (else walked: sent again), and no
-	 * Python frames to add to it */
-	if ((flags & BPF_F_USER_STACK) && btf &&
-	    (held = uc_take(side, &hit)) && hit) {
-		slot = held & seen_mask;
-		sent = bpf_map_lookup_elem(&seen, &slot);
-		py = py_none_again(id >> 32, (__u32)id, hit->aux);
-		if (py < 0) {
-			held = 0;
-		} else if (!sent || *sent != held) {
-			count(&uc_stats, OW_UC_UNSEEN);
-		} else if (!uc_verify) {
-			uc_hit(hit);
-			if (py)
-				count(&py_stats, OW_PY_NO_THREAD);
-			return held;
-		} else {	/* walked too, compared below */
-			count(&uc_stats, OW_UC_HIT);
-		}
+	if ((flags & BPF_F_USER_STACK) && btf) {
+		if (pheld)
+			held = *pheld;
+		else if ((ref = user_cached(side, &held)))
+			return ref;
 	}
 	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
@@ -539,7 +561,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	}
 	nr = native = (__u64)len / sizeof(__u64);
 	/* the Python frames after the native ones (unwind_python.bpf.h): in
-	 * a walk's program of their own (walks: see walk_begin()), else
+	 * a walk's program of their own (walks: see walk_user()), else
 	 * here (the raw_tp programs) */
 	if ((flags & BPF_F_USER_STACK) && python_mode && py_maybe(id >> 32)) {
 		if (walks) {
@@ -828,6 +850,16 @@ static __always_inline void add_count(struct ow_task *ti, struct ow_key *key,
 		__sync_fetch_and_add(v, delta);
 }
 
+/* add_block()'s key, built here rather than on the stack (200 bytes: the
+ * end of schedule()'s program, with the kernel walk beside it, went past
+ * the verifier's 512 bytes of stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ow_key);
+} keybuf SEC(".maps");
+
 /*
  * Add a block of t (delta ns) to the counts, with the waker's identity and
  * stacks when woken says they are its own.
@@ -836,34 +868,40 @@ static __always_inline void add_block(struct task_struct *t, __u32 pid,
 				      struct ow_task *ti, __u64 delta,
 				      bool woken, bool btf)
 {
-	struct ow_key key = {};
+	struct ow_key *key;
+	__u32 zero = 0;
+
+	key = bpf_map_lookup_elem(&keybuf, &zero);
+	if (!key)
+		return;
+	__builtin_memset(key, 0, sizeof(*key));
 
 	if (btf)
-		__builtin_memcpy(key.target, t->comm, OW_COMM_LEN);
+		__builtin_memcpy(key->target, t->comm, OW_COMM_LEN);
 	else
-		BPF_CORE_READ_INTO(&key.target, t, comm);
-	key.t_pid = pid;
-	key.t_tgid = T_READ(btf, t, tgid);
-	key.t_kstack = ti->t_kstack;
-	key.t_ustack = ti->t_ustack;
+		BPF_CORE_READ_INTO(&key->target, t, comm);
+	key->t_pid = pid;
+	key->t_tgid = T_READ(btf, t, tgid);
+	key->t_kstack = ti->t_kstack;
+	key->t_ustack = ti->t_ustack;
 	if (woken) {
-		__builtin_memcpy(key.waker, ti->chain[0].comm, OW_COMM_LEN);
-		key.w_pid = ti->chain[0].pid;
-		key.w_tgid = ti->chain[0].tgid;
-		key.w_kstack = ti->chain[0].kstack;
-		key.w_ustack = ti->chain[0].ustack;
+		__builtin_memcpy(key->waker, ti->chain[0].comm, OW_COMM_LEN);
+		key->w_pid = ti->chain[0].pid;
+		key->w_tgid = ti->chain[0].tgid;
+		key->w_kstack = ti->chain[0].kstack;
+		key->w_ustack = ti->chain[0].ustack;
 #pragma unroll
 		for (__u32 i = 1; i < OW_CHAIN_MAX; i++)
 			if (i < chain_depth)
-				key.up[i - 1] = ti->chain[i];
-		if (key.w_kstack == OW_STACK_SKIPPED ||
-		    key.w_ustack == OW_STACK_SKIPPED)
+				key->up[i - 1] = ti->chain[i];
+		if (key->w_kstack == OW_STACK_SKIPPED ||
+		    key->w_ustack == OW_STACK_SKIPPED)
 			count(&losses, OW_LOSS_WAKER_EARLY);
 	} else if (ti->blocked) {	/* not a preemption: say so */
 		count(&losses, OW_LOSS_WAKER);
-		__builtin_memcpy(key.waker, OW_WAKER_UNSEEN, OW_COMM_LEN);
+		__builtin_memcpy(key->waker, OW_WAKER_UNSEEN, OW_COMM_LEN);
 	}
-	add_count(ti, &key, delta);
+	add_count(ti, key, delta);
 }
 
 /*
@@ -942,10 +980,24 @@ static __always_inline void end_hidden_block(struct task_struct *t,
 	ti->wake_ns = 0;
 }
 
-/* The first of a trigger's walks (see walkst): not there, counted. */
-static __always_inline void walk_begin(void *ctx, void *walks)
+/* The current task's user stack into *ref: the cache's (user_cached()),
+ * else by its walk's program (see walkst), which stores it and ends the
+ * trigger's work; that one not there, counted (the stack absent). */
+static __always_inline void walk_user(void *ctx, void *walks, __u32 side,
+				      __u64 *ref)
 {
-	bpf_tail_call(ctx, walks, OW_WALK_KSTACK);
+	struct walk_state *ws;
+	__u32 zero = 0;
+	__u64 held;
+
+	if ((*ref = user_cached(side, &held)))
+		return;
+	*ref = OW_NO_STACK;
+	ws = bpf_map_lookup_elem(&walkst, &zero);
+	if (ws) {
+		ws->held = held;
+		bpf_tail_call(ctx, walks, OW_WALK_USTACK);
+	}
 	count(&losses, OW_LOSS_WALK_PROG);
 }
 
@@ -960,18 +1012,16 @@ static __always_inline void own_stacks(void *ctx, struct task_struct *t,
 				       struct ow_task *ti, bool btf,
 				       void *walks)
 {
-	if (btf) {	/* by the walks' programs: what follows is theirs */
-		ti->t_kstack = ti->t_ustack = OW_NO_STACK;
-		walk_begin(ctx, walks);
-		return;
-	}
-	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED, 0) :
+	ti->t_kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_BLOCKED, 0, 0) :
 				     OW_NO_STACK;
-	if (want_ustack && !(T_READ(btf, t, flags) & PF_KTHREAD))
-		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
-					  OW_UW_BLOCKED, 0);
+	ti->t_ustack = OW_NO_STACK;
+	if (!want_ustack || (T_READ(btf, t, flags) & PF_KTHREAD))
+		return;
+	if (btf)	/* by the walk's program: what follows is its */
+		walk_user(ctx, walks, OW_UW_BLOCKED, &ti->t_ustack);
 	else
-		ti->t_ustack = OW_NO_STACK;
+		ti->t_ustack = get_stack(ctx, BPF_F_USER_STACK, btf,
+					  OW_UW_BLOCKED, 0, 0);
 }
 
 /* lazy_stacks: a pending block of t counted, with the stacks it has. */
@@ -1221,18 +1271,16 @@ static __always_inline bool waker_stacks_wanted(const struct ow_task *ti,
 static __always_inline void waker_stacks(void *ctx, struct ow_level *l,
 					 struct task_struct *cur, bool btf)
 {
-	if (btf) {	/* by the walks' programs, the last thing done */
-		l->kstack = l->ustack = OW_NO_STACK;
-		walk_begin(ctx, &walks_waking);
-		return;
-	}
-	l->kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_WAKER, 0) :
+	l->kstack = want_kstack ? get_stack(ctx, 0, btf, OW_UW_WAKER, 0, 0) :
 				  OW_NO_STACK;
-	if (want_ustack && !(T_READ(btf, cur, flags) & PF_KTHREAD) &&
-	    process_context(ctx, cur, btf))
-		l->ustack = get_stack(ctx, BPF_F_USER_STACK, btf, OW_UW_WAKER, 0);
+	l->ustack = OW_NO_STACK;
+	if (!want_ustack || (T_READ(btf, cur, flags) & PF_KTHREAD) ||
+	    !process_context(ctx, cur, btf))
+		return;
+	if (btf)	/* by the walk's program, the last thing done */
+		walk_user(ctx, &walks_waking, OW_UW_WAKER, &l->ustack);
 	else
-		l->ustack = OW_NO_STACK;
+		l->ustack = get_stack(ctx, BPF_F_USER_STACK, btf, OW_UW_WAKER, 0, 0);
 }
 
 static __always_inline void waking(void *ctx, struct task_struct *p, bool btf)
@@ -1321,7 +1369,7 @@ static __always_inline void on_switch(void *ctx, bool preempt,
 	prev_pid = T_READ(btf, prev, pid);
 	next_pid = T_READ(btf, next, pid);
 	switched_unseen(prev_pid, next_pid);
-	/* next first: prev's stack walks end the program (walk_begin()) */
+	/* next first: prev's user stack walk ends the program (walk_user()) */
 	switch_in(next, next_pid, now, btf);
 	switch_out(ctx, preempt, prev, prev_pid, now, btf);
 }
@@ -1427,35 +1475,18 @@ static __always_inline void walk_done(struct ow_task *ti, int trig)
 			 (trig) == TRIG_END ? (void *)&walks_end :		\
 			 (void *)&walks_waking)
 
-static __always_inline void walk_kstack(void *ctx, int trig,
-					struct task_struct *p)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct ow_task *ti = walk_dest(trig, p);
-
-	if (!ti)
-		return;
-	if (want_kstack)
-		walk_store(ti, trig, false,
-			   get_stack(ctx, 0, true, WALK_SIDE(trig), 0));
-	if (want_ustack && !(cur->flags & PF_KTHREAD) &&
-	    (trig != TRIG_WAKING || process_context(ctx, cur, true))) {
-		bpf_tail_call(ctx, WALKS_OF(trig), OW_WALK_USTACK);
-		count(&losses, OW_LOSS_WALK_PROG);
-	}
-	walk_done(ti, trig);
-}
-
 static __always_inline void walk_ustack(void *ctx, int trig,
 					struct task_struct *p)
 {
 	struct ow_task *ti = walk_dest(trig, p);
+	__u32 zero = 0;
+	struct walk_state *ws = bpf_map_lookup_elem(&walkst, &zero);
 	__u64 ref;
 
-	if (!ti)
+	if (!ti || !ws)
 		return;
 	ref = get_stack(ctx, BPF_F_USER_STACK, true, WALK_SIDE(trig),
-			WALKS_OF(trig));
+			WALKS_OF(trig), &ws->held);
 	walk_store(ti, trig, true, ref);
 	walk_done(ti, trig);
 }
@@ -1479,12 +1510,6 @@ static __always_inline void walk_python(void *ctx, int trig,
 
 /* Each walk for each trigger: NAME_TRIGGER, of the trigger's hook. */
 #define WALK_PROGS(trig, name, hook, proto, p)				\
-	SEC("tp_btf/" hook)						\
-	int BPF_PROG(walk_kstack_##name, proto)				\
-	{								\
-		walk_kstack(ctx, trig, p);				\
-		return 0;						\
-	}								\
 	SEC("tp_btf/" hook)						\
 	int BPF_PROG(walk_ustack_##name, proto)				\
 	{								\

@@ -200,7 +200,6 @@ enum ow_marker {
 /* The slots of each trigger's array of walks' programs (offwake.bpf.c:
  * walkst), filled by user space after the load. */
 enum ow_walk_slot {
-	OW_WALK_KSTACK,		/* the kernel stack, then OW_WALK_USTACK */
 	OW_WALK_USTACK,		/* the native user stack, then an interpreter's */
 	OW_WALK_PYTHON,		/* CPython's frames (unwind_python.bpf.h) */
 	OW_WALK_SLOTS,

@@ -23,17 +23,23 @@ static const struct walk_row {
 	const char *prog, *walks;
 	enum ow_walk_slot slot;
 } walk_rows[] = {
-	{ "walk_kstack_switch", "walks_switch", OW_WALK_KSTACK },
 	{ "walk_ustack_switch", "walks_switch", OW_WALK_USTACK },
 	{ "walk_python_switch", "walks_switch", OW_WALK_PYTHON },
-	{ "walk_kstack_end", "walks_end", OW_WALK_KSTACK },
 	{ "walk_ustack_end", "walks_end", OW_WALK_USTACK },
 	{ "walk_python_end", "walks_end", OW_WALK_PYTHON },
-	{ "walk_kstack_waking", "walks_waking", OW_WALK_KSTACK },
 	{ "walk_ustack_waking", "walks_waking", OW_WALK_USTACK },
 	{ "walk_python_waking", "walks_waking", OW_WALK_PYTHON },
 };
 #define NWALKS	(sizeof(walk_rows) / sizeof(*walk_rows))
+
+/* Each array's trigger: the tp_btf program whose walks it holds. */
+static const struct {
+	const char *walks, *prog;
+} triggers[] = {
+	{ "walks_switch", "switch_btf" },
+	{ "walks_end", "schedule_end_btf" },
+	{ "walks_waking", "waking_btf" },
+};
 
 /* Slots loaded late, not with the capture. */
 static bool late_slot(enum ow_walk_slot slot)
@@ -52,18 +58,17 @@ static struct bpf_program *prog_of(const struct offwake_bpf *s,
 	return bpf_object__find_program_by_name(s->obj, w->prog);
 }
 
-/* Whether the trigger of w's array runs in this capture: its first walk
- * loaded (or, before the load, set to). */
+/* Whether the trigger of w's array runs in this capture: loaded (or,
+ * before the load, set to). */
 static bool trigger_on(const struct offwake_bpf *s, const struct walk_row *w,
 		       bool loaded)
 {
-	for (size_t i = 0; i < NWALKS; i++) {
+	for (size_t i = 0; i < sizeof(triggers) / sizeof(*triggers); i++) {
 		struct bpf_program *p;
 
-		if (walk_rows[i].slot != OW_WALK_KSTACK ||
-		    strcmp(walk_rows[i].walks, w->walks))
+		if (strcmp(triggers[i].walks, w->walks))
 			continue;
-		p = prog_of(s, &walk_rows[i]);
+		p = bpf_object__find_program_by_name(s->obj, triggers[i].prog);
 		return p && (loaded ? bpf_program__fd(p) >= 0 :
 				      bpf_program__autoload(p));
 	}
@@ -78,20 +83,10 @@ void walks_configure(struct offwake_bpf *s, bool raw)
 
 		if (!p)
 			continue;
-		if (w->slot == OW_WALK_KSTACK)
-			bpf_program__set_autoload(p, !raw &&
-				(strcmp(w->walks, "walks_end") ||
-				 s->rodata->lazy_stacks));
+		bpf_program__set_autoload(p, !raw && !late_slot(w->slot) &&
+					  s->rodata->want_ustack &&
+					  trigger_on(s, w, false));
 		bpf_program__set_autoattach(p, false);
-	}
-	for (size_t i = 0; i < NWALKS; i++) {
-		const struct walk_row *w = &walk_rows[i];
-		struct bpf_program *p = prog_of(s, w);
-
-		if (p && w->slot != OW_WALK_KSTACK)	/* (user stacks) */
-			bpf_program__set_autoload(p, !late_slot(w->slot) &&
-						  s->rodata->want_ustack &&
-						  trigger_on(s, w, false));
 	}
 }
 

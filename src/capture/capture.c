@@ -78,6 +78,7 @@
 #include "offwake.skel.h"
 #include "walks.h"
 #include "progsyms.h"
+#include "signals.h"
 #include "symbols/debuginfod.h"
 #include "unwind/unwinder.h"
 #include "common/progress.h"
@@ -120,22 +121,6 @@
 #define BACKLOG_RAM	128		/* 1/128 of the memory */
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
-static volatile sig_atomic_t stop;
-static volatile sig_atomic_t got_signal;	/* SIGINT, SIGTERM or SIGHUP, or 0 */
-/*
- * A signal while the programs load: the verifier gives up at a pending
- * signal (EAGAIN), but libbpf loads again, 5 times (2.3 s a program here),
- * and the handler has taken the signal by then: while loading, the
- * handler starts the nudge timer, whose signal (no-op) is pending again
- * every NUDGE_MS, until the load has failed.
- */
-#define NUDGE_MS	5
-#ifndef sigev_notify_thread_id	/* glibc before 2.38 does not name it */
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-static volatile sig_atomic_t loading;	/* a load runs, the nudge exists */
-static timer_t nudge;
-static bool have_nudge;
 static double slow_factor;	/* OFFWAKE_SLOW_READER; <= 1: off */
 static double slow_debt;	/* seconds of sleep owed */
 
@@ -162,7 +147,7 @@ static void *end_at(void *arg)
 		;
 	__atomic_store_n(&e->skel->bss->armed, 0, __ATOMIC_RELEASE);
 	e->ended = now_s();	/* read after the join */
-	stop = 1;
+	capsig_stop = 1;
 	return NULL;
 }
 
@@ -185,23 +170,6 @@ static double ender_stop(struct ender *e)
 	pthread_cancel(e->thread);	/* clock_nanosleep: a cancellation point */
 	pthread_join(e->thread, NULL);
 	return e->ended;
-}
-
-static void on_signal(int sig)
-{
-	static const struct itimerspec every = {
-		{ 0, NUDGE_MS * 1000000L }, { 0, NUDGE_MS * 1000000L } };
-
-	if (!got_signal)
-		got_signal = sig;
-	stop = 1;
-	if (loading)
-		timer_settime(nudge, 0, &every, NULL);
-}
-
-static void on_nudge(int sig)
-{
-	(void)sig;
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -388,16 +356,14 @@ static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
 		bpf_object__for_each_program(p, s->obj)
 			bpf_program__set_log_level(p, 4);	/* BPF_LOG_STATS */
 	}
-	if (stop) {	/* a signal while starting: not loaded */
+	if (capsig_stop) {	/* a signal while starting: not loaded */
 		offwake_bpf__destroy(s);
 		*err = EINTR;
 		return NULL;
 	}
-	loading = have_nudge;
+	capsig_load_begin();
 	*err = offwake_bpf__load(s);
-	loading = 0;
-	if (have_nudge)
-		timer_settime(nudge, 0, &(struct itimerspec){ 0 }, NULL);
+	capsig_load_end();
 	if (*err)
 		*err = -*err;
 	else
@@ -423,7 +389,7 @@ static const char *load_hint(int err)
 /*
  * OFFWAKE_SLOW_READER: sleep (factor - 1) times the work done since t0,
  * in slices of 2 ms or more (a sleep per record would cost more than the
- * record).  Not once the capture is ending (stop): wakeups still send
+ * record).  Not once the capture is ending (capsig_stop): wakeups still send
  * records after the programs are disarmed, and a reader kept slow would
  * never empty the ring buffer, so ring_buffer__poll() never returned to
  * the loop (t_capture's backlog64 case ran for over 20 minutes on a busy
@@ -433,7 +399,7 @@ static void slow_down(double t0)
 {
 	struct timespec ts;
 
-	if (slow_factor <= 1 || stop)
+	if (slow_factor <= 1 || capsig_stop)
 		return;
 	slow_debt += (now_s() - t0) * (slow_factor - 1);
 	if (slow_debt < 0.002)
@@ -487,7 +453,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 	/* a reader behind a full ring buffer would stay in one poll: give
 	 * the loop back its ticks (drains, the end, a signal); the other
 	 * consumers (between table builds, the last one) empty it */
-	if (c->poll_until && (stop || (!(++c->poll_records & 63) &&
+	if (c->poll_until && (capsig_stop || (!(++c->poll_records & 63) &&
 				       now_s() >= c->poll_until)))
 		return POLL_YIELD;
 	return 0;
@@ -1051,7 +1017,7 @@ static int unwinders_start(struct capture *c, const struct capture_cfg *o)
 	c->uwh = (struct ow_uw_host){
 		.pm = c->pm, .obj = c->skel->obj, .tgids = tgids, .ntgids = o->nids,
 		.cfi_only = o->unwind == OW_UNWIND_CFI,
-		.python_lines = o->python == OW_PYTHON_LINES, .stop = &stop,
+		.python_lines = o->python == OW_PYTHON_LINES, .stop = &capsig_stop,
 		.walks = (const uint64_t (*)[OW_UW_NR])c->uw, .ctx = c,
 		.keep_up = keep_up, .got_stack = got_walked, .stack = stored_stack,
 		.load_walks = load_walks,
@@ -1077,7 +1043,7 @@ static int load(struct capture *c, const struct capture_cfg *o)
 	/* (the status line says what start-up is doing: a terminal's only) */
 	progress_phase(c->pg, "starting: loading the BPF programs");
 	c->skel = force_raw ? NULL : open_load(o, false, &err);
-	if (!c->skel && stop)
+	if (!c->skel && capsig_stop)
 		return -1;	/* interrupted: no message, no other set */
 	if (!c->skel && (force_raw || (err != EPERM && err != EACCES))) {
 		c->skel = open_load(o, true, force_raw ? &err : &err2);
@@ -1086,7 +1052,7 @@ static int load(struct capture *c, const struct capture_cfg *o)
 			fprintf(stderr, OW_PROG ": warning: the tp_btf programs did not load (%s): tracing with the raw_tp ones, user stacks by frame pointers only (%s)\n",
 				strerror(err), load_hint(err));
 	}
-	if (!c->skel && stop)
+	if (!c->skel && capsig_stop)
 		return -1;
 	if (!c->skel) {
 		ow_err("loading the BPF programs: %s: %s", strerror(err),
@@ -1125,50 +1091,11 @@ static int attach(struct capture *c)
 	return err ? -1 : 0;
 }
 
-/*
- * The signals that end a capture (its output still written) or, before it
- * is armed, its start (nothing traced, no output: run.c).  SIGHUP (the
- * terminal was closed) too, unless it is ignored (nohup); SIGINT is taken
- * even when ignored (a script's background job starts so).
- */
-static const struct {
-	int sig;
-	bool keep_ignored;
-} ending_signals[] = {
-	{ SIGINT, false },
-	{ SIGTERM, false },
-	{ SIGHUP, true },
-};
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal }, old;
-	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(*ending_signals); i++) {
-		int sig = ending_signals[i].sig;
-
-		if (ending_signals[i].keep_ignored &&
-		    (sigaction(sig, NULL, &old) || old.sa_handler == SIG_IGN))
-			continue;
-		sigaction(sig, &sa, NULL);
-	}
-	/* the nudge: to this thread, the one that loads the programs (a
-	 * signal may go to another: the load is cut short all the same) */
-	sa.sa_handler = on_nudge;
-	ev.sigev_signo = SIGRTMIN;
-	ev.sigev_notify_thread_id = gettid();
-	if (!have_nudge)
-		have_nudge = !sigaction(SIGRTMIN, &sa, NULL) &&
-			     !timer_create(CLOCK_MONOTONIC, &ev, &nudge);
-}
-
 /* The start cut short by a signal (stop before the arming): nothing
  * traced, -- CMD not let exec (it exits, 127); -1. */
 static int interrupted(struct capture *c)
 {
-	c->interrupted = got_signal ? got_signal : SIGINT;
+	c->interrupted = capsig_got ? capsig_got : SIGINT;
 	if (c->cfg.cmd_go >= 0)
 		close(c->cfg.cmd_go);
 	c->cfg.cmd_go = -1;
@@ -1283,7 +1210,7 @@ int capture_every(struct capture *c, double every,
 
 void capture_stop(void)
 {
-	stop = 1;
+	capsig_stop = 1;
 }
 
 int capture_start(struct capture *c, const struct capture_cfg *o,
@@ -1304,7 +1231,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		ow_err("starting the capture: %s", strerror(ENOMEM));
 		return -1;
 	}
-	install_signals();
+	capsig_install();
 	if (memstats_open(c))
 		return -1;
 	/* kallsyms read while the programs load (on the other CPU: 80 ms
@@ -1312,19 +1239,19 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	 * frames are plumbing); a signal is looked for after each step
 	 * (the load's own: above) */
 	kr = ksyms_load_async(NULL);
-	if (load(c, o) || stop) {
+	if (load(c, o) || capsig_stop) {
 		if (kr)
 			ksyms_free(ksyms_load_wait(kr));
-		return stop ? interrupted(c) : -1;
+		return capsig_stop ? interrupted(c) : -1;
 	}
 	progress_phase(c->pg, "starting: reading the kernel's symbols");
-	if (folder_init(&c->fo, c->pm, &c->stacks, kr) || stop)
-		return stop ? interrupted(c) : -1;
+	if (folder_init(&c->fo, c->pm, &c->stacks, kr) || capsig_stop)
+		return capsig_stop ? interrupted(c) : -1;
 	if (kr && (err = progsyms_add(c->fo.ks, c->skel->obj))) {
 		ow_err("naming the BPF programs: %s", strerror(err));
 		return -1;
 	}
-	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
+	usyms_stop_flag(c->fo.us, &capsig_stop);	/* a CRC check ends at SIGINT */
 	kstack_cache(c);	/* before attaching: a tracer's start is short */
 	kbtf_free();		/* start-up's questions to it are done */
 	/* before attaching too: the waking program is not held back until
@@ -1332,8 +1259,8 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	 * passes for process context (its user stack walked, its process's
 	 * tables built, though neither traced nor a waker shown) */
 	syscall_entry(c);
-	if (stop || attach(c))
-		return stop ? interrupted(c) : -1;
+	if (capsig_stop || attach(c))
+		return capsig_stop ? interrupted(c) : -1;
 	if ((arm_delay = env_uint("OFFWAKE_ARM_DELAY_MS", 0)))
 		nanosleep(&(struct timespec){ arm_delay / 1000,
 					      arm_delay % 1000 * 1000000L }, NULL);
@@ -1347,7 +1274,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->stacks.ctx = c;
 	c->stacks.fixed = !randomised();
 	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
-	if (stop)	/* the last look before the arming */
+	if (capsig_stop)	/* the last look before the arming */
 		return interrupted(c);
 	/* the traced window is the one stated: it starts here (everything
 	 * attached, kernel symbols read) and ends at the disarming in
@@ -1410,7 +1337,7 @@ int capture_loop(struct capture *c)
 {
 	const struct capture_cfg *o = &c->cfg;
 
-	while (!stop) {
+	while (!capsig_stop) {
 		double wait;
 		int r;
 

@@ -70,6 +70,7 @@
 #include "capture.h"
 #include "engine.h"
 #include "bpf_load.h"
+#include "drain.h"
 #include "kbtf.h"
 #include "kstack_cache.h"
 #include "ustack_cache.h"
@@ -87,10 +88,8 @@
 #include "common/util.h"
 #include "base/outfile.h"
 
-#define DRAIN_MS	500
-#define DRAIN_FAST_MS	100
-#define KEEP_UP		256
 #define POLL_MS		100
+#define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
 #define STATUS_MS	250
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
@@ -105,19 +104,6 @@
  * start's gap, where the waking program works already: t_unwind_scope).
  */
 #define MEMSTATS_S	5
-/*
- * OFFWAKE_SLOW_READER=F (a test setting, F >= 2): while tracing, the
- * reader sleeps F - 1 times as long as it worked on each record and key,
- * so that it is F times slower than it is here (a slower machine, a niced
- * profiler, a sanitised build) and tests can show that a reader behind
- * loses nothing.  (Once tracing ends nothing more can be lost: what is
- * left is read at full speed, so that tests end soon.)
- */
-#define BATCH		4096
-
-static double slow_factor;	/* OFFWAKE_SLOW_READER; <= 1: off */
-static double slow_debt;	/* seconds of sleep owed */
-
 /*
  * The end of a capture with a DURATION, exact: a thread sleeps until then
  * and disarms the programs itself, whatever the main loop is busy with
@@ -180,473 +166,6 @@ static unsigned env_uint(const char *name, unsigned def)
 	return ow_setting_uint(name, def);
 }
 
-/*
- * OFFWAKE_SLOW_READER: sleep (factor - 1) times the work done since t0,
- * in slices of 2 ms or more (a sleep per record would cost more than the
- * record).  Not once the capture is ending (capsig_stop): wakeups still send
- * records after the programs are disarmed, and a reader kept slow would
- * never empty the ring buffer, so ring_buffer__poll() never returned to
- * the loop (t_capture's backlog64 case ran for over 20 minutes on a busy
- * machine).
- */
-static void slow_down(double t0)
-{
-	struct timespec ts;
-
-	if (slow_factor <= 1 || capsig_stop)
-		return;
-	slow_debt += (now_s() - t0) * (slow_factor - 1);
-	if (slow_debt < 0.002)
-		return;
-	ts.tv_sec = (time_t)slow_debt;
-	ts.tv_nsec = (long)((slow_debt - (double)ts.tv_sec) * 1e9);
-	slow_debt = 0;
-	nanosleep(&ts, NULL);
-}
-
-static void handle_process_event(struct capture *c, const struct ow_event *e);
-
-/* handle_event()'s way to end a ring_buffer__poll() early */
-#define POLL_YIELD	(-EAGAIN)
-#define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
-
-
-/* A record for an unwinder (a deferred stack: unwinder.h's record):
- * one that none takes, or one dropped for want of memory, is counted. */
-static void got_copy(struct capture *c, const void *data, size_t len)
-{
-	for (size_t i = 0; i < ow_nunwinders; i++) {
-		int r;
-
-		if (!c->uws[i] || !ow_unwinders[i]->record ||
-		    (r = ow_unwinders[i]->record(c->uws[i], data, len)) > 0)
-			continue;
-		c->drain_errors += r < 0;
-		return;
-	}
-	c->drain_errors++;
-}
-
-/* A record of the ring buffer: a stack, a deferred stack, or a process
- * event. */
-static int handle_event(void *ctx, void *data, size_t len)
-{
-	struct capture *c = ctx;
-	const struct ow_event *e = data;
-	double t0 = slow_factor > 1 ? now_s() : 0;
-
-	if (len >= sizeof(e->type) && e->type == OW_EV_STACK) {
-		if (stacks_add(&c->stacks, data, len) < 0)
-			c->drain_errors++;
-	} else if (len >= sizeof(e->type) && e->type == OW_EV_UCOPY) {
-		got_copy(c, data, len);
-	} else if (len >= sizeof(*e)) {
-		handle_process_event(c, e);
-	}
-	slow_down(t0);
-	/* a reader behind a full ring buffer would stay in one poll: give
-	 * the loop back its ticks (drains, the end, a signal); the other
-	 * consumers (between table builds, the last one) empty it */
-	if (c->poll_until && (capsig_stop || (!(++c->poll_records & 63) &&
-				       now_s() >= c->poll_until)))
-		return POLL_YIELD;
-	return 0;
-}
-
-/*
- * Whether the threads of e's process are traced (its blocks shown): only
- * those, and the wakers whose stacks are shown (they ask, OW_EV_TABLES),
- * get unwind tables.  --cgroup: in it or below it, as the kernel side
- * tells at the exec or fork (OW_EV_OUTSIDE); a process that joins it
- * later is seen at its first block there (OW_EV_SEEN).  -p/-t: in the
- * threads map (--follow adds children there before their fork event).
- */
-static bool traced(const struct capture *c, const struct ow_event *e)
-{
-	uint32_t tgid = e->tgid;
-	uint8_t one;
-
-	if (e->zero == OW_EV_OUTSIDE)
-		return false;
-	switch (c->cfg.threads) {
-	case OW_THREADS_ALL:
-	case OW_THREADS_USER:
-		return true;
-	case OW_THREADS_TGID:
-	case OW_THREADS_TID:
-		return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.threads),
-					    &tgid, &one);
-	default:
-		return false;
-	}
-}
-
-/* A process event: its maps read, then each unwinder told (an exec or
- * fork: whether its threads are traced). */
-static void handle_process_event(struct capture *c, const struct ow_event *e)
-{
-	struct ow_uw_event ev = { e, false };
-
-	switch (e->type) {
-	case OW_EV_SEEN:
-		procmaps_learn(c->pm, e->tgid);
-		break;
-	case OW_EV_EXEC:	/* libraries come later: read again then */
-		procmaps_exec(c->pm, e->tgid);
-		procmaps_learn(c->pm, e->tgid);
-		procmaps_stale(c->pm, e->tgid);
-		ev.traced = traced(c, e);
-		break;
-	case OW_EV_FORK:
-		procmaps_fork(c->pm, e->tgid, e->ptgid);
-		ev.traced = traced(c, e);
-		break;
-	}
-	for (size_t i = 0; i < ow_nunwinders; i++)
-		if (c->uws[i] && ow_unwinders[i]->event)
-			ow_unwinders[i]->event(c->uws[i], &ev);
-}
-
-/* Sum each of the first nkeys entries of a per-CPU array over the CPUs. */
-static void read_percpu(struct bpf_map *map, uint64_t *sums, __u32 nkeys)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *v;
-
-	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
-		return;
-	for (__u32 k = 0; k < nkeys; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(map), &k, v))
-			continue;
-		sums[k] = 0;
-		for (int i = 0; i < ncpu; i++)
-			sums[k] += v[i];
-	}
-	free(v);
-}
-
-/*
- * Take every entry out of a hash map, n at a time into keys and vals
- * (room for n of each), handing each to got(); how many there were, or
- * -1 (message printed).  Drains the counts maps and the backlogs.
- */
-static long empty_map(struct capture *c, struct bpf_map *map, void *keys,
-		      void *vals, __u32 n,
-		      void (*got)(struct capture *, void *, void *))
-{
-	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
-	int fd = bpf_map__fd(map), err;
-	__u32 token, count;
-	bool first = true;
-	long total = 0;
-
-	do {
-		count = n;
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token,
-						      &token, keys, vals,
-						      &count, NULL);
-		if (err && errno != ENOENT) {
-			ow_err("draining %s: %s", bpf_map__name(map),
-			       strerror(errno));
-			return -1;
-		}
-		first = false;
-		for (__u32 i = 0; i < count; i++)
-			got(c, (char *)keys + i * ksize, (char *)vals + i * vsize);
-		total += count;
-	} while (!err);
-	return total;
-}
-
-/* A backlog map's entries, BACKLOG_BATCH at a time. */
-#define BACKLOG_BATCH	256
-static long empty_backlog(struct capture *c, struct bpf_map *map,
-			  void (*got)(struct capture *, void *, void *))
-{
-	static char keys[BACKLOG_BATCH * sizeof(struct ow_event)];
-	static char vals[BACKLOG_BATCH * sizeof(struct ow_stack)];
-
-	return empty_map(c, map, keys, vals, BACKLOG_BATCH, got);
-}
-
-static void got_stack(struct capture *c, void *key, void *val)
-{
-	const struct ow_stack *st = val;
-	size_t nr = st->nr > OW_MAX_STACK_DEPTH ? OW_MAX_STACK_DEPTH : st->nr;
-
-	handle_event(c, val, sizeof(*st) - sizeof(st->ips) + nr * sizeof(__u64));
-}
-
-static void got_event(struct capture *c, void *key, void *val)
-{
-	handle_event(c, key, sizeof(struct ow_event));
-}
-
-/*
- * What the kernel side kept in its backlogs while the ring buffer was
- * full (it counts each): fetched when it kept anything since the last
- * look.  Events first: a stack's process is then known.  0 or -1.
- */
-static int fetch_backlog(struct capture *c)
-{
-	uint64_t l[OW_LOSS_NR] = { 0 }, kept;
-
-	read_percpu(c->skel->maps.losses, l, OW_LOSS_NR);
-	kept = l[OW_LOSS_STACK_KEPT] + l[OW_LOSS_EVENTS_KEPT];
-	if (kept == c->kept)
-		return 0;
-	c->kept = kept;
-	ring_buffer__consume(c->rb);
-	if (empty_backlog(c, c->skel->maps.event_backlog, got_event) < 0 ||
-	    empty_backlog(c, c->skel->maps.stack_backlog, got_stack) < 0)
-		return -1;
-	return 0;
-}
-
-/* A stack given up (stackstore.c): the kernel side is to send it again. */
-static void unsee(void *ctx, uint64_t ref)
-{
-	struct capture *c = ctx;
-	int fd = bpf_map__fd(c->skel->maps.seen);
-	__u32 slot = ref & c->skel->rodata->seen_mask;
-	__u64 h;
-
-	if (!bpf_map_lookup_elem(fd, &slot, &h) && h == ref) {
-		h = 0;
-		bpf_map_update_elem(fd, &slot, &h, BPF_ANY);
-	}
-}
-
-/* A stack freed (stackstore.c): what fold cached under it goes too. */
-static void freed(void *ctx, uint64_t ref)
-{
-	struct capture *c = ctx;
-
-	fold_forget(&c->fo, ref);
-}
-
-/* Whether the kernel randomises address spaces (else keep every stack). */
-static bool randomised(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/randomize_va_space", "re");
-	int level = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level != 0;
-}
-
-/*
- * What a symbolised entry is summed under: the key itself for --text (one
- * entry per key, as offwaketime prints them, pids and all), for -f and
- * the SVG what its line shows (comms as shown and symbolised stacks,
- * which are interned: equal ones are one pointer), so that the sums grow
- * with the distinct lines, not with the processes of a fork storm.
- */
-static struct ow_key shown_key(const struct capture *c,
-			       const struct agg_entry *e)
-{
-	struct ow_key k = { 0 };
-
-	if (!c->merge)
-		return e->key;
-	memcpy(k.target, e->key.target, OW_COMM_LEN);
-	memcpy(k.waker, e->key.waker, OW_COMM_LEN);
-	fold_comm_key(k.target);	/* "a\x01" and "a\x02" both read "a?" */
-	fold_comm_key(k.waker);
-	if (c->group != OW_GROUP_COMM) {	/* --group: the names show pids */
-		k.t_tgid = e->key.t_tgid;
-		k.w_tgid = e->key.w_tgid;
-	}
-	if (c->group == OW_GROUP_THREAD) {
-		k.t_pid = e->key.t_pid;
-		k.w_pid = e->key.w_pid;
-	}
-	k.t_ustack = (uintptr_t)e->stk[KS_T_USER];
-	k.t_kstack = (uintptr_t)e->stk[KS_T_KERNEL];
-	k.w_kstack = (uintptr_t)e->stk[KS_W_KERNEL];
-	k.w_ustack = (uintptr_t)e->stk[KS_W_USER];
-	for (int i = 0; i < OW_CHAIN_MAX - 1 && e->key.up[i].comm[0]; i++) {
-		memcpy(k.up[i].comm, e->key.up[i].comm, OW_COMM_LEN);
-		fold_comm_key(k.up[i].comm);
-		k.up[i].kstack = (uintptr_t)e->up[i][LS_KERNEL];
-		k.up[i].ustack = (uintptr_t)e->up[i][LS_USER];
-		if (c->group != OW_GROUP_COMM)	/* as the waker's */
-			k.up[i].tgid = e->key.up[i].tgid;
-		if (c->group == OW_GROUP_THREAD)
-			k.up[i].pid = e->key.up[i].pid;
-	}
-	return k;
-}
-
-/* Symbolise key's stacks and sum ns into its entry, else into pending. */
-static void take(struct capture *c, const struct ow_key *key, uint64_t ns,
-		 bool final)
-{
-	struct agg_entry e = { .key = *key }, *m;
-	double t0 = slow_factor > 1 ? now_s() : 0;
-	struct ow_key k;
-
-	if (fold_resolve(&c->fo, &e, final)) {
-		m = agg_add(&c->pending, key, ns);
-	} else {
-		k = shown_key(c, &e);
-		m = agg_add(&c->agg, &k, ns);
-		if (m) {
-			memcpy(m->stk, e.stk, sizeof(m->stk));
-			memcpy(m->up, e.up, sizeof(m->up));
-		}
-	}
-	if (!m)
-		c->drain_errors++;
-	slow_down(t0);
-	if (!(++c->resolves % KEEP_UP))
-		ring_buffer__consume(c->rb);
-}
-
-/*
- * The blocked time of blocks the counts maps had no room for stays in the
- * output, under a bottom frame that says so (no stacks, no waker).
- */
-static void take_lost(struct capture *c)
-{
-	struct ow_key k = { .target = OW_LOST_BLOCKS };
-	uint64_t ns = 0;
-
-	read_percpu(c->skel->maps.lost_ns, &ns, 1);
-	if (ns)
-		take(c, &k, ns, true);
-}
-
-/* Take the pending keys again (final: stacks still missing are shown so). */
-static void retry_pending(struct capture *c, bool final)
-{
-	struct agg old = c->pending;
-
-	memset(&c->pending, 0, sizeof(c->pending));
-	for (size_t i = 0; i < old.n; i++)
-		take(c, &old.ent[i].key, old.ent[i].ns, final);
-	agg_free(&old);
-}
-
-/* A drained key (OW_KEY_SIZE(depth) bytes) and its blocked ns. */
-static void got_key(struct capture *c, void *key, void *val)
-{
-	struct ow_key k = { 0 };	/* levels past the depth */
-	__u64 ns;
-
-	memcpy(&k, key, bpf_map__key_size(c->skel->maps.counts0));
-	memcpy(&ns, val, sizeof(ns));
-	if (ns)
-		take(c, &k, ns, false);
-}
-
-/*
- * Move every entry of one counts map into the user-space sums; returns
- * how many there were, or -1.
- */
-static long drain_map(struct capture *c, struct bpf_map *map)
-{
-	static char keys[BATCH * sizeof(struct ow_key)];
-	static __u64 vals[BATCH];
-
-	return empty_map(c, map, keys, vals, BATCH, got_key);
-}
-
-/* Set entry key of a per-CPU array of __u32 to 0 on every CPU. */
-static int zero_percpu(struct bpf_map *map, __u32 key)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 zero[ncpu > 0 ? ncpu : 1];	/* (values 8-byte aligned) */
-
-	memset(zero, 0, sizeof(zero));
-	if (ncpu > 0 && !bpf_map_update_elem(bpf_map__fd(map), &key, zero, 0))
-		return 0;
-	ow_err("resetting %s: %s", bpf_map__name(map), strerror(errno));
-	return -1;
-}
-
-/* The period being drained (got_slot()). */
-static __u32 drain_idx;
-
-/* A drained key of cslots0/cslots1: its blocked ns in its slot, zeroed. */
-static void got_slot(struct capture *c, void *key, void *val)
-{
-	__u32 slot;
-	__u64 *v;
-
-	memcpy(&slot, val, sizeof(slot));
-	if (slot >= OW_CSLOTS)
-		return;
-	v = &c->cvals[drain_idx * OW_CSLOTS + slot];
-	got_key(c, key, v);
-	*v = 0;
-}
-
-/*
- * Move every key of period idx (its slots, then its counts map) into the
- * user-space sums; returns how many there were, or -1.
- */
-static long drain_period(struct capture *c, __u32 idx)
-{
-	static char keys[BATCH * sizeof(struct ow_key)];
-	static __u32 slots[BATCH];
-	long n, m;
-
-	drain_idx = idx;
-	n = empty_map(c, idx ? c->skel->maps.cslots1 : c->skel->maps.cslots0,
-		      keys, slots, BATCH, got_slot);
-	if (n < 0)
-		return -1;
-	if (zero_percpu(c->skel->maps.cnext, idx))
-		return -1;
-	m = drain_map(c, idx ? c->skel->maps.counts1 : c->skel->maps.counts0);
-	return m < 0 ? -1 : n + m;
-}
-
-/*
- * Drain the period that has been inactive for a period (after reading the
- * stacks its keys refer to); make it active.  Returns the milliseconds
- * to the next drain, or -1.
- */
-static int drain_tick(struct capture *c)
-{
-	int idle = (c->drains + 1) & 1;
-	long n;
-
-	ring_buffer__consume(c->rb);
-	if (fetch_backlog(c))
-		return -1;
-	retry_pending(c, false);
-	n = drain_period(c, idle);
-	if (n < 0)
-		return -1;
-	c->fill = 100.0 * n / (OW_CSLOTS + bpf_map__max_entries(c->skel->maps.counts0));
-	/* (counted up, not flipped: a task's kept slot is of one period) */
-	__atomic_store_n(&c->skel->bss->active, c->drains + 1, __ATOMIC_RELEASE);
-	c->drains++;
-	return n > bpf_map__max_entries(c->skel->maps.counts0) / 8 ?
-	       DRAIN_FAST_MS : DRAIN_MS;
-}
-
-/* The counts slots' values (bpf: cvals), mapped: drained in place. */
-static int counts_start(struct capture *c)
-{
-	void *p = mmap(NULL, 2 * OW_CSLOTS * sizeof(__u64),
-		       PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(c->skel->maps.cvals), 0);
-
-	if (p == MAP_FAILED) {
-		ow_err("mapping the counts array: %s", strerror(errno));
-		return -1;
-	}
-	c->cvals = p;
-	return 0;
-}
-
 static void show_status(struct capture *c, const struct capture_cfg *o,
 			struct progress *pg, double elapsed)
 {
@@ -659,7 +178,7 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 			 (unsigned long long)o->duration);
 	else
 		snprintf(when, sizeof(when), "%.1f s (Ctrl-C ends)", elapsed);
-	read_percpu(c->skel->maps.blocks, &blocks, 1);
+	drain_percpu(c->skel->maps.blocks, &blocks, 1);
 	n = snprintf(text, sizeof(text),
 		     "capturing %s, %llu blocks, %zu stacks, %zu keys, map %.0f%%",
 		     when, (unsigned long long)blocks, c->stacks.tab.used,
@@ -693,7 +212,7 @@ void capture_report_kstacks(const struct capture *c)
  * its maps gone, its frames [unknown]); a stored stack. */
 static void got_walked(void *ctx, const void *st, size_t len)
 {
-	handle_event(ctx, (void *)st, len);
+	drain_record(ctx, (void *)st, len);
 }
 
 static void keep_up(void *ctx)
@@ -768,19 +287,8 @@ static int load(struct capture *c, const struct capture_cfg *o)
 	if (bpfload_open(c, o))
 		return -1;
 	progress_phase(c->pg, "starting: the traced processes' unwind tables");
-	if (bpfload_threads(c, o) || unwinders_start(c, o) || counts_start(c))
+	if (bpfload_threads(c, o) || unwinders_start(c, o) || drain_open(c))
 		return -1;
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
-				 handle_event, c, NULL);
-	if (c->rb && ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ucopies),
-				      handle_event, c)) {
-		ring_buffer__free(c->rb);
-		c->rb = NULL;
-	}
-	if (!c->rb) {
-		ow_err("opening the event ring buffer: %s", strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 
@@ -962,11 +470,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->fo.uwt = ow_unwinders;	/* interpreter frames' names */
 	c->fo.uw = c->uws;
 	c->fo.nuw = ow_nunwinders;
-	c->stacks.forget = unsee;
-	c->stacks.freed = freed;
-	c->stacks.ctx = c;
-	c->stacks.fixed = !randomised();
-	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
+	drain_keep_stacks(c);
 	if (capsig_stop)	/* the last look before the arming */
 		return interrupted(c);
 	/* the traced window is the one stated: it starts here (everything
@@ -974,7 +478,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	 * capture_finish() */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	c->start = now_s();
-	slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
+	c->slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
 	ender = o->duration ? malloc(sizeof(*ender)) : NULL;
 	if (ender && ender_start(ender, c->skel, c->start, o->duration))
 		free(ender), ender = NULL;
@@ -1082,39 +586,32 @@ int capture_finish(struct capture *c)
 		c->ender = NULL;
 	}
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
-	slow_factor = 0;
+	c->slow_factor = 0;
 	c->seconds = (ended ? ended : now_s()) - c->start;	/* what was traced */
 	c->user_threads = c->cfg.threads == OW_THREADS_ALL ||
 			  c->cfg.threads == OW_THREADS_USER;
 	progress_phase(c->pg, "finishing");
 	offwake_bpf__detach(c->skel);
 	c->finished = true;
-	ring_buffer__consume(c->rb);
-	err = fetch_backlog(c);
+	err = drain_backlog(c);
 	for (size_t i = 0; i < ow_nunwinders; i++)	/* before the drains */
 		if (c->uws[i] && ow_unwinders[i]->finish)
 			ow_unwinders[i]->finish(c->uws[i]);
-	if (!err)
-		err = drain_period(c, 0) < 0;
-	if (!err)
-		err = drain_period(c, 1) < 0;
-	retry_pending(c, true);
-	if (!err)
-		take_lost(c);
+	err = drain_last(c, err);
 	if (c->fo.nlate) {	/* tracing has ended: the servers wait no one */
 		progress_phase(c->pg, "names: late ones (debuginfod, perf maps)");
 		fold_late_names(&c->fo);
 	}
-	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
-	read_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
-	read_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
-	read_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
+	drain_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
+	drain_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
+	drain_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
+	drain_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
 	if ((hits = calloc(OW_UC_HITS, sizeof(*hits)))) {	/* (uc_hit()) */
-		read_percpu(c->skel->maps.uc_hits, hits, OW_UC_HITS);
+		drain_percpu(c->skel->maps.uc_hits, hits, OW_UC_HITS);
 		ustack_cache_add_hits(hits, c->uw, c->uc);
 		free(hits);
 	}
-	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
+	drain_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
 		name_hidden(c);
 	if (c->memstats) {
@@ -1178,17 +675,13 @@ void capture_free(struct capture *c)
 	}
 	if (c->memstats)
 		fclose(c->memstats);
-	c->stacks.forget = NULL;	/* the kernel side is gone */
-	c->stacks.freed = NULL;
-	ring_buffer__free(c->rb);
+	drain_close(c);
 	for (size_t i = 0; c->uws && i < ow_nunwinders; i++)
 		if (c->uws[i] && ow_unwinders[i]->free)
 			ow_unwinders[i]->free(c->uws[i]);
 	free(c->uws);
 	free(c->uw_tgids);
 	walks_free(c->walks);
-	if (c->cvals)
-		munmap(c->cvals, 2 * OW_CSLOTS * sizeof(__u64));
 	offwake_bpf__destroy(c->skel);
 	procmaps_free(c->pm);		/* first: it releases fold's caches */
 	folder_free(&c->fo);

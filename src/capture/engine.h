@@ -20,6 +20,9 @@ struct ring_buffer;
 
 struct capture;
 
+/* The bottom frame of blocked time the counts maps had no room for. */
+#define OW_LOST_BLOCKS	"[lost blocks]"
+
 /* A job of the capture's loop (capture_every()), with its next time. */
 struct capture_job {
 	double every;			/* seconds */
@@ -56,6 +59,11 @@ struct capture {
 	uint64_t drain_errors;		/* keys user space could not store */
 	double poll_until;	/* a poll hands back control by then (0: never) */
 	unsigned poll_records;	/* records handled in this poll */
+	double slow_factor;	/* OFFWAKE_SLOW_READER while tracing;
+				 * <= 1: off */
+	double slow_debt;	/* seconds of sleep owed */
+	void *batch_keys;	/* a map's entries, a batch at a time */
+	void *batch_vals;
 	double seconds;			/* how long the capture ran */
 	double fill;			/* % of the last drained counts map */
 	int drains;			/* which counts map is active */

@@ -1,34 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * capture.c - runs the kernel side (bpf/offwake.bpf.c).
- *
- * Loading: tp_btf programs with task-local storage first; if that fails,
- * the raw_tp set with a pid-keyed hash map.  Configuration goes into the
- * read-only data before load, so the filters cost nothing when unused.
- *
- * Draining: the programs add to one of two counts maps, chosen by the
- * "active" index in .bss.  Every DRAIN_MS, user space empties the map that
- * stopped being active one period ago (programs that read the old index
- * finished long since), sums it into a user-space hash table, then makes
- * it the active one.  So the kernel maps only hold one period's distinct
- * keys, and a capture can run for as long as wanted.  The first period,
- * and each after one that filled an eighth of a map, is DRAIN_FAST_MS.
- * At the end the programs are detached and both maps are drained.
- *
- * Stacks arrive through the ring buffer the first time the kernel side
- * sees them and are kept (stackstore.c), so a key drained at any time
- * finds its stacks.  The ring buffer is read before each drain, and a
- * stack is sent before any key can refer to it; a key whose stack is
- * still missing (a record another CPU was still writing) waits in
- * "pending" and is retried at the next drain and at the end.  Each
- * drained key gets its stacks symbolised (fold.c, cached per distinct
- * stack) before it is summed, so the output needs no lookups; for the
- * SVG, which shows no pids, keys are summed by what they show (the comms
- * and the symbolised stacks), so the sums grow with the distinct lines,
- * not with every process of a fork storm (-f and --text print one line
- * or entry per key, as offwaketime does: their size is the output's).
- * Symbolising can take a while (a burst of new stacks, ELF files to
- * read), so the ring buffer is read every KEEP_UP keys meanwhile.
+ * capture.c - one capture session: its start (the kernel side loaded,
+ * bpf_load.c; the unwinders started; kernel symbols read; the programs
+ * attached and armed), its loop (the tick table's periodic jobs: the
+ * status line, the unwinders' table builds, the drain, drain.c, the
+ * sweeps; the caller's own jobs; the ring buffer polled between them),
+ * its end (disarmed, detached, what is left drained, the counters read)
+ * and its free.  The summaries are report.c's, the signals signals.c's.
  *
  * A user stack the kernel side could not walk because its process's
  * unwind tables were not in place yet comes as a copy of the stack's top
@@ -51,33 +29,29 @@
  * distinct stacks and keys, and how full the last drained map was.
  */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
 #include "engine.h"
+#include "bpf_load.h"
+#include "drain.h"
 #include "kbtf.h"
-#include "kstack_cache.h"
 #include "ustack_cache.h"
 #include "memstats.h"
-#include "common/privs.h"
 #include "common/proc.h"
 #include "offwake.skel.h"
 #include "walks.h"
 #include "progsyms.h"
+#include "signals.h"
 #include "symbols/debuginfod.h"
 #include "unwind/unwinder.h"
 #include "common/progress.h"
@@ -85,60 +59,22 @@
 #include "common/util.h"
 #include "base/outfile.h"
 
-#define DRAIN_MS	500
-#define DRAIN_FAST_MS	100
-#define KEEP_UP		256
 #define POLL_MS		100
+#define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
 #define STATUS_MS	250
 #define SWEEP_MS	1000
 #define GRACE_S		3.0
 #define FILE_IDLE	60		/* sweeps an unused ELF file is kept */
 /*
- * Test settings from the environment (env_uint()): OFFWAKE_RAW_TP=1 loads
- * the raw_tp set only; OFFWAKE_FILE_IDLE and OFFWAKE_STACKS_IDLE replace
- * FILE_IDLE and STACKS_IDLE; OFFWAKE_MEMSTATS=FILE appends a line of the
+ * Test settings from the environment (env_uint()): OFFWAKE_FILE_IDLE
+ * replaces FILE_IDLE (OFFWAKE_RAW_TP=1, the raw_tp set only, is read by
+ * bpf_load.c, OFFWAKE_STACKS_IDLE by drain.c); OFFWAKE_MEMSTATS=FILE appends a line of the
  * capture's memory, table by table, to FILE every MEMSTATS_S seconds
  * (memstats.c: make soak); OFFWAKE_ARM_DELAY_MS=N waits N ms right
  * after attaching, before the rest of the start and the arming (a slow
  * start's gap, where the waking program works already: t_unwind_scope).
  */
 #define MEMSTATS_S	5
-/*
- * OFFWAKE_SLOW_READER=F (a test setting, F >= 2): while tracing, the
- * reader sleeps F - 1 times as long as it worked on each record and key,
- * so that it is F times slower than it is here (a slower machine, a niced
- * profiler, a sanitised build) and tests can show that a reader behind
- * loses nothing.  (Once tracing ends nothing more can be lost: what is
- * left is read at full speed, so that tests end soon.)
- */
-#define BATCH		4096
-#define RINGBUF_MB_CPU	4		/* --ring-buffer-size default, per CPU */
-#define RINGBUF_MB_MIN	8
-#define RINGBUF_MB_MAX	256
-#define BACKLOG_MIN	16384		/* --backlog default's bounds */
-#define BACKLOG_MAX	1048576
-#define BACKLOG_RAM	128		/* 1/128 of the memory */
-#define BTF_PATH	"/sys/kernel/btf/vmlinux"
-
-static volatile sig_atomic_t stop;
-static volatile sig_atomic_t got_signal;	/* SIGINT, SIGTERM or SIGHUP, or 0 */
-/*
- * A signal while the programs load: the verifier gives up at a pending
- * signal (EAGAIN), but libbpf loads again, 5 times (2.3 s a program here),
- * and the handler has taken the signal by then: while loading, the
- * handler starts the nudge timer, whose signal (no-op) is pending again
- * every NUDGE_MS, until the load has failed.
- */
-#define NUDGE_MS	5
-#ifndef sigev_notify_thread_id	/* glibc before 2.38 does not name it */
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-static volatile sig_atomic_t loading;	/* a load runs, the nudge exists */
-static timer_t nudge;
-static bool have_nudge;
-static double slow_factor;	/* OFFWAKE_SLOW_READER; <= 1: off */
-static double slow_debt;	/* seconds of sleep owed */
-
 /*
  * The end of a capture with a DURATION, exact: a thread sleeps until then
  * and disarms the programs itself, whatever the main loop is busy with
@@ -162,7 +98,7 @@ static void *end_at(void *arg)
 		;
 	__atomic_store_n(&e->skel->bss->armed, 0, __ATOMIC_RELEASE);
 	e->ended = now_s();	/* read after the join */
-	stop = 1;
+	capsig_stop = 1;
 	return NULL;
 }
 
@@ -187,35 +123,6 @@ static double ender_stop(struct ender *e)
 	return e->ended;
 }
 
-static void on_signal(int sig)
-{
-	static const struct itimerspec every = {
-		{ 0, NUDGE_MS * 1000000L }, { 0, NUDGE_MS * 1000000L } };
-
-	if (!got_signal)
-		got_signal = sig;
-	stop = 1;
-	if (loading)
-		timer_settime(nudge, 0, &every, NULL);
-}
-
-static void on_nudge(int sig)
-{
-	(void)sig;
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	return 0;
-}
-
-static int libbpf_verbose(enum libbpf_print_level level, const char *fmt,
-			  va_list ap)
-{
-	return vfprintf(stderr, fmt, ap);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -224,680 +131,10 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t us_to_ns(uint64_t us)
-{
-	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
-}
-
 /* A number from the environment (test settings), else def. */
 static unsigned env_uint(const char *name, unsigned def)
 {
 	return ow_setting_uint(name, def);
-}
-
-/* Whether the kernel has the bare tracepoint name (its BTF says so). */
-static bool kernel_has_tp(const char *name)
-{
-	const struct btf *btf = kbtf();
-	char type[64];
-
-	if (!btf)
-		return false;
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
-}
-
-/* Rows that fit --unwind-memory (struct ow_urow: 8 bytes). */
-static uint32_t rows_cap(const struct capture_cfg *o)
-{
-	uint64_t n = (o->unwind_mb << 20) / sizeof(struct ow_urow);
-
-	return n > UINT32_MAX ? UINT32_MAX : n;
-}
-
-void capture_buffer_sizes(const struct capture_cfg *o, uint64_t *rb_bytes,
-			  uint32_t *backlog)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t mb = o->ringbuf_mb, rb = 1, n = o->stack_backlog;
-	struct sysinfo si;
-
-	if (!mb) {
-		mb = (uint64_t)(ncpu > 0 ? ncpu : 1) * RINGBUF_MB_CPU;
-		mb = mb < RINGBUF_MB_MIN ? RINGBUF_MB_MIN :
-		     mb > RINGBUF_MB_MAX ? RINGBUF_MB_MAX : mb;
-	}
-	while (rb < (mb << 20))		/* the kernel wants a power of 2 */
-		rb *= 2;
-	*rb_bytes = rb;
-	if (!n) {
-		n = sysinfo(&si) ? 0 : (uint64_t)si.totalram * si.mem_unit /
-			BACKLOG_RAM / sizeof(struct ow_stack);
-		n = n < BACKLOG_MIN ? BACKLOG_MIN : n > BACKLOG_MAX ? BACKLOG_MAX : n;
-	}
-	*backlog = n;
-}
-
-static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
-		      bool raw)
-{
-	uint64_t rb_bytes;
-	uint32_t backlog;
-	static const int modes[] = {
-		[OW_THREADS_ALL] = 0, [OW_THREADS_TGID] = 1,
-		[OW_THREADS_TID] = 2, [OW_THREADS_USER] = 3,
-		[OW_THREADS_KERNEL] = 4,
-	};
-	uint32_t slots = 1;
-	struct bpf_program *p;
-
-	while (slots < o->stack_storage_size)	/* a power of 2 */
-		slots *= 2;
-	s->rodata->min_ns = us_to_ns(o->min_block_us);
-	/* offwaketime keeps blocks whose whole microseconds are <= max. */
-	s->rodata->max_ns = o->max_block_us >= UINT64_MAX / 1000 - 1 ?
-			    UINT64_MAX : (o->max_block_us + 1) * 1000;
-	s->rodata->filter_mode = modes[o->threads];
-	s->rodata->cgroup_id = o->cgroup_id;
-	s->rodata->state_filter = o->has_state;
-	s->rodata->state_mask = o->state;
-	s->rodata->want_kstack = !o->user_stacks_only;
-	s->rodata->want_ustack = !o->kernel_stacks_only;
-	/* the CFI walker needs task pointers (tp_btf) */
-	s->rodata->unwind_mode = raw || o->kernel_stacks_only ? 0 :
-				 o->unwind == OW_UNWIND_AUTO ? 1 :
-				 o->unwind == OW_UNWIND_CFI ? 2 : 0;
-	if (s->rodata->unwind_mode) {
-		bpf_map__set_max_entries(s->maps.rows, rows_cap(o));
-		bpf_map__set_map_flags(s->maps.rows, BPF_F_MMAPABLE);
-	}
-	bpf_map__set_max_entries(s->maps.seen, slots);
-	/* a reader behind: what the ring buffer cannot take waits in the
-	 * backlogs (events: one per process at most, as a rule) */
-	capture_buffer_sizes(o, &rb_bytes, &backlog);
-	bpf_map__set_max_entries(s->maps.events, rb_bytes);
-	/* deferred stacks' copies (unwind_copy.h): a ring of their own, as
-	 * large, where the CFI walker runs */
-	bpf_map__set_max_entries(s->maps.ucopies, s->rodata->unwind_mode ?
-				 rb_bytes : 4096);
-	bpf_map__set_max_entries(s->maps.stack_backlog, backlog);
-	bpf_map__set_max_entries(s->maps.event_backlog, 65536);
-	/* --chain-depth: the keys grow by a level each (offwake.h) */
-	s->rodata->chain_depth = o->chain_depth;
-	s->rodata->ncpus = libbpf_num_possible_cpus() > 0 ?
-			   libbpf_num_possible_cpus() : 1;
-	/* (the tests' way to send keys to the counts maps: fewer slots) */
-	s->rodata->cslots_max = env_uint("OFFWAKE_COUNT_SLOTS", OW_CSLOTS);
-	s->rodata->python_mode = o->kernel_stacks_only ? OW_PYTHON_OFF : o->python;
-	s->rodata->kc_check = env_uint("OFFWAKE_KSTACK_CHECK", 0) != 0;
-	/* OFFWAKE_KSTACK_FLAT=0: every hit by kc_replay()'s general loop
-	 * (t_kstack_cache checks both ways) */
-	s->rodata->kc_flat_on = env_uint("OFFWAKE_KSTACK_FLAT", 1) != 0;
-	s->rodata->kc_direct = !raw && kstack_cache_direct();
-	/* the user stack cache (bpf/ustack_cache.bpf.h) */
-	s->rodata->uc_on = !raw && s->rodata->want_ustack &&
-			   env_uint("OFFWAKE_USTACK_CACHE", 1) != 0;
-	s->rodata->uc_verify = env_uint("OFFWAKE_USTACK_CHECK", 0) != 0;
-	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
-	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
-	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
-	bpf_map__set_key_size(s->maps.cslots0, OW_KEY_SIZE(o->chain_depth));
-	bpf_map__set_key_size(s->maps.cslots1, OW_KEY_SIZE(o->chain_depth));
-	s->rodata->seen_mask = slots - 1;
-	/* --follow: room for the processes the traced ones start */
-	s->rodata->follow = o->follow || o->cmd_pid > 0;
-	bpf_map__set_max_entries(s->maps.threads, s->rodata->follow ? 65536 :
-				 o->nids ? o->nids : 1);
-	if (raw)
-		bpf_map__set_autocreate(s->maps.tstore, false);
-	else
-		bpf_map__set_max_entries(s->maps.thash, 1);
-	bpf_object__for_each_program(p, s->obj) {
-		const char *sec = bpf_program__section_name(p);
-
-		bpf_program__set_autoload(p, !strncmp(sec, raw ? "raw_tp/" :
-						      "tp_btf/", 7));
-	}
-	/* with -m above the default, a blocked task's stacks are taken at
-	 * the end of schedule() (sched_exit_tp) once its block is kept, not
-	 * at every switch-out (offwake.bpf.c: lazy_stacks); only then is
-	 * that tracepoint watched (a program run at every switch: a switch
-	 * the kernel hides is found at the next one, end_hidden_block()) */
-	s->rodata->lazy_stacks = !raw && kernel_has_tp("sched_exit_tp") &&
-				 o->min_block_us > 1;
-	bpf_program__set_autoload(s->progs.schedule_end_btf,
-				  s->rodata->lazy_stacks);
-	walks_configure(s, raw);
-}
-
-static struct offwake_bpf *open_load(const struct capture_cfg *o, bool raw,
-				     int *err)
-{
-	struct offwake_bpf *s = offwake_bpf__open();
-
-	if (!s) {
-		*err = errno;
-		return NULL;
-	}
-	configure(s, o, raw);
-	/* OFFWAKE_DEBUG=stats: the verifier's figures of each program that
-	 * loads too (instructions processed, of its 1M budget) */
-	if (ow_setting_str("OFFWAKE_DEBUG") && !strcmp(ow_setting_str("OFFWAKE_DEBUG"), "stats")) {
-		struct bpf_program *p;
-
-		bpf_object__for_each_program(p, s->obj)
-			bpf_program__set_log_level(p, 4);	/* BPF_LOG_STATS */
-	}
-	if (stop) {	/* a signal while starting: not loaded */
-		offwake_bpf__destroy(s);
-		*err = EINTR;
-		return NULL;
-	}
-	loading = have_nudge;
-	*err = offwake_bpf__load(s);
-	loading = 0;
-	if (have_nudge)
-		timer_settime(nudge, 0, &(struct itimerspec){ 0 }, NULL);
-	if (*err)
-		*err = -*err;
-	else
-		*err = walks_fill(s);
-	if (*err) {
-		offwake_bpf__destroy(s);
-		return NULL;
-	}
-	return s;
-}
-
-static const char *load_hint(int err)
-{
-	static char why[256];
-
-	if (err == EPERM || err == EACCES)
-		return privs_bpf_hint(why, sizeof(why));
-	if (err == ENOMEM || err == E2BIG)
-		return "lower --stack-storage-size or free memory";
-	return "set OFFWAKE_DEBUG=1 to see the verifier's log";
-}
-
-/*
- * OFFWAKE_SLOW_READER: sleep (factor - 1) times the work done since t0,
- * in slices of 2 ms or more (a sleep per record would cost more than the
- * record).  Not once the capture is ending (stop): wakeups still send
- * records after the programs are disarmed, and a reader kept slow would
- * never empty the ring buffer, so ring_buffer__poll() never returned to
- * the loop (t_capture's backlog64 case ran for over 20 minutes on a busy
- * machine).
- */
-static void slow_down(double t0)
-{
-	struct timespec ts;
-
-	if (slow_factor <= 1 || stop)
-		return;
-	slow_debt += (now_s() - t0) * (slow_factor - 1);
-	if (slow_debt < 0.002)
-		return;
-	ts.tv_sec = (time_t)slow_debt;
-	ts.tv_nsec = (long)((slow_debt - (double)ts.tv_sec) * 1e9);
-	slow_debt = 0;
-	nanosleep(&ts, NULL);
-}
-
-static void handle_process_event(struct capture *c, const struct ow_event *e);
-
-/* handle_event()'s way to end a ring_buffer__poll() early */
-#define POLL_YIELD	(-EAGAIN)
-#define POLL_SLICE	0.05	/* s: the longest a poll keeps control */
-
-
-/* A record for an unwinder (a deferred stack: unwinder.h's record):
- * one that none takes, or one dropped for want of memory, is counted. */
-static void got_copy(struct capture *c, const void *data, size_t len)
-{
-	for (size_t i = 0; i < ow_nunwinders; i++) {
-		int r;
-
-		if (!c->uws[i] || !ow_unwinders[i]->record ||
-		    (r = ow_unwinders[i]->record(c->uws[i], data, len)) > 0)
-			continue;
-		c->drain_errors += r < 0;
-		return;
-	}
-	c->drain_errors++;
-}
-
-/* A record of the ring buffer: a stack, a deferred stack, or a process
- * event. */
-static int handle_event(void *ctx, void *data, size_t len)
-{
-	struct capture *c = ctx;
-	const struct ow_event *e = data;
-	double t0 = slow_factor > 1 ? now_s() : 0;
-
-	if (len >= sizeof(e->type) && e->type == OW_EV_STACK) {
-		if (stacks_add(&c->stacks, data, len) < 0)
-			c->drain_errors++;
-	} else if (len >= sizeof(e->type) && e->type == OW_EV_UCOPY) {
-		got_copy(c, data, len);
-	} else if (len >= sizeof(*e)) {
-		handle_process_event(c, e);
-	}
-	slow_down(t0);
-	/* a reader behind a full ring buffer would stay in one poll: give
-	 * the loop back its ticks (drains, the end, a signal); the other
-	 * consumers (between table builds, the last one) empty it */
-	if (c->poll_until && (stop || (!(++c->poll_records & 63) &&
-				       now_s() >= c->poll_until)))
-		return POLL_YIELD;
-	return 0;
-}
-
-/*
- * Whether the threads of e's process are traced (its blocks shown): only
- * those, and the wakers whose stacks are shown (they ask, OW_EV_TABLES),
- * get unwind tables.  --cgroup: in it or below it, as the kernel side
- * tells at the exec or fork (OW_EV_OUTSIDE); a process that joins it
- * later is seen at its first block there (OW_EV_SEEN).  -p/-t: in the
- * threads map (--follow adds children there before their fork event).
- */
-static bool traced(const struct capture *c, const struct ow_event *e)
-{
-	uint32_t tgid = e->tgid;
-	uint8_t one;
-
-	if (e->zero == OW_EV_OUTSIDE)
-		return false;
-	switch (c->cfg.threads) {
-	case OW_THREADS_ALL:
-	case OW_THREADS_USER:
-		return true;
-	case OW_THREADS_TGID:
-	case OW_THREADS_TID:
-		return !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.threads),
-					    &tgid, &one);
-	default:
-		return false;
-	}
-}
-
-/* A process event: its maps read, then each unwinder told (an exec or
- * fork: whether its threads are traced). */
-static void handle_process_event(struct capture *c, const struct ow_event *e)
-{
-	struct ow_uw_event ev = { e, false };
-
-	switch (e->type) {
-	case OW_EV_SEEN:
-		procmaps_learn(c->pm, e->tgid);
-		break;
-	case OW_EV_EXEC:	/* libraries come later: read again then */
-		procmaps_exec(c->pm, e->tgid);
-		procmaps_learn(c->pm, e->tgid);
-		procmaps_stale(c->pm, e->tgid);
-		ev.traced = traced(c, e);
-		break;
-	case OW_EV_FORK:
-		procmaps_fork(c->pm, e->tgid, e->ptgid);
-		ev.traced = traced(c, e);
-		break;
-	}
-	for (size_t i = 0; i < ow_nunwinders; i++)
-		if (c->uws[i] && ow_unwinders[i]->event)
-			ow_unwinders[i]->event(c->uws[i], &ev);
-}
-
-/* Sum each of the first nkeys entries of a per-CPU array over the CPUs. */
-static void read_percpu(struct bpf_map *map, uint64_t *sums, __u32 nkeys)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *v;
-
-	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
-		return;
-	for (__u32 k = 0; k < nkeys; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(map), &k, v))
-			continue;
-		sums[k] = 0;
-		for (int i = 0; i < ncpu; i++)
-			sums[k] += v[i];
-	}
-	free(v);
-}
-
-/*
- * Take every entry out of a hash map, n at a time into keys and vals
- * (room for n of each), handing each to got(); how many there were, or
- * -1 (message printed).  Drains the counts maps and the backlogs.
- */
-static long empty_map(struct capture *c, struct bpf_map *map, void *keys,
-		      void *vals, __u32 n,
-		      void (*got)(struct capture *, void *, void *))
-{
-	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
-	int fd = bpf_map__fd(map), err;
-	__u32 token, count;
-	bool first = true;
-	long total = 0;
-
-	do {
-		count = n;
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token,
-						      &token, keys, vals,
-						      &count, NULL);
-		if (err && errno != ENOENT) {
-			ow_err("draining %s: %s", bpf_map__name(map),
-			       strerror(errno));
-			return -1;
-		}
-		first = false;
-		for (__u32 i = 0; i < count; i++)
-			got(c, (char *)keys + i * ksize, (char *)vals + i * vsize);
-		total += count;
-	} while (!err);
-	return total;
-}
-
-/* A backlog map's entries, BACKLOG_BATCH at a time. */
-#define BACKLOG_BATCH	256
-static long empty_backlog(struct capture *c, struct bpf_map *map,
-			  void (*got)(struct capture *, void *, void *))
-{
-	static char keys[BACKLOG_BATCH * sizeof(struct ow_event)];
-	static char vals[BACKLOG_BATCH * sizeof(struct ow_stack)];
-
-	return empty_map(c, map, keys, vals, BACKLOG_BATCH, got);
-}
-
-static void got_stack(struct capture *c, void *key, void *val)
-{
-	const struct ow_stack *st = val;
-	size_t nr = st->nr > OW_MAX_STACK_DEPTH ? OW_MAX_STACK_DEPTH : st->nr;
-
-	handle_event(c, val, sizeof(*st) - sizeof(st->ips) + nr * sizeof(__u64));
-}
-
-static void got_event(struct capture *c, void *key, void *val)
-{
-	handle_event(c, key, sizeof(struct ow_event));
-}
-
-/*
- * What the kernel side kept in its backlogs while the ring buffer was
- * full (it counts each): fetched when it kept anything since the last
- * look.  Events first: a stack's process is then known.  0 or -1.
- */
-static int fetch_backlog(struct capture *c)
-{
-	uint64_t l[OW_LOSS_NR] = { 0 }, kept;
-
-	read_percpu(c->skel->maps.losses, l, OW_LOSS_NR);
-	kept = l[OW_LOSS_STACK_KEPT] + l[OW_LOSS_EVENTS_KEPT];
-	if (kept == c->kept)
-		return 0;
-	c->kept = kept;
-	ring_buffer__consume(c->rb);
-	if (empty_backlog(c, c->skel->maps.event_backlog, got_event) < 0 ||
-	    empty_backlog(c, c->skel->maps.stack_backlog, got_stack) < 0)
-		return -1;
-	return 0;
-}
-
-/* A stack given up (stackstore.c): the kernel side is to send it again. */
-static void unsee(void *ctx, uint64_t ref)
-{
-	struct capture *c = ctx;
-	int fd = bpf_map__fd(c->skel->maps.seen);
-	__u32 slot = ref & c->skel->rodata->seen_mask;
-	__u64 h;
-
-	if (!bpf_map_lookup_elem(fd, &slot, &h) && h == ref) {
-		h = 0;
-		bpf_map_update_elem(fd, &slot, &h, BPF_ANY);
-	}
-}
-
-/* A stack freed (stackstore.c): what fold cached under it goes too. */
-static void freed(void *ctx, uint64_t ref)
-{
-	struct capture *c = ctx;
-
-	fold_forget(&c->fo, ref);
-}
-
-/* Whether the kernel randomises address spaces (else keep every stack). */
-static bool randomised(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/randomize_va_space", "re");
-	int level = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level != 0;
-}
-
-/*
- * What a symbolised entry is summed under: the key itself for --text (one
- * entry per key, as offwaketime prints them, pids and all), for -f and
- * the SVG what its line shows (comms as shown and symbolised stacks,
- * which are interned: equal ones are one pointer), so that the sums grow
- * with the distinct lines, not with the processes of a fork storm.
- */
-static struct ow_key shown_key(const struct capture *c,
-			       const struct agg_entry *e)
-{
-	struct ow_key k = { 0 };
-
-	if (!c->merge)
-		return e->key;
-	memcpy(k.target, e->key.target, OW_COMM_LEN);
-	memcpy(k.waker, e->key.waker, OW_COMM_LEN);
-	fold_comm_key(k.target);	/* "a\x01" and "a\x02" both read "a?" */
-	fold_comm_key(k.waker);
-	if (c->group != OW_GROUP_COMM) {	/* --group: the names show pids */
-		k.t_tgid = e->key.t_tgid;
-		k.w_tgid = e->key.w_tgid;
-	}
-	if (c->group == OW_GROUP_THREAD) {
-		k.t_pid = e->key.t_pid;
-		k.w_pid = e->key.w_pid;
-	}
-	k.t_ustack = (uintptr_t)e->stk[KS_T_USER];
-	k.t_kstack = (uintptr_t)e->stk[KS_T_KERNEL];
-	k.w_kstack = (uintptr_t)e->stk[KS_W_KERNEL];
-	k.w_ustack = (uintptr_t)e->stk[KS_W_USER];
-	for (int i = 0; i < OW_CHAIN_MAX - 1 && e->key.up[i].comm[0]; i++) {
-		memcpy(k.up[i].comm, e->key.up[i].comm, OW_COMM_LEN);
-		fold_comm_key(k.up[i].comm);
-		k.up[i].kstack = (uintptr_t)e->up[i][LS_KERNEL];
-		k.up[i].ustack = (uintptr_t)e->up[i][LS_USER];
-		if (c->group != OW_GROUP_COMM)	/* as the waker's */
-			k.up[i].tgid = e->key.up[i].tgid;
-		if (c->group == OW_GROUP_THREAD)
-			k.up[i].pid = e->key.up[i].pid;
-	}
-	return k;
-}
-
-/* Symbolise key's stacks and sum ns into its entry, else into pending. */
-static void take(struct capture *c, const struct ow_key *key, uint64_t ns,
-		 bool final)
-{
-	struct agg_entry e = { .key = *key }, *m;
-	double t0 = slow_factor > 1 ? now_s() : 0;
-	struct ow_key k;
-
-	if (fold_resolve(&c->fo, &e, final)) {
-		m = agg_add(&c->pending, key, ns);
-	} else {
-		k = shown_key(c, &e);
-		m = agg_add(&c->agg, &k, ns);
-		if (m) {
-			memcpy(m->stk, e.stk, sizeof(m->stk));
-			memcpy(m->up, e.up, sizeof(m->up));
-		}
-	}
-	if (!m)
-		c->drain_errors++;
-	slow_down(t0);
-	if (!(++c->resolves % KEEP_UP))
-		ring_buffer__consume(c->rb);
-}
-
-/*
- * The blocked time of blocks the counts maps had no room for stays in the
- * output, under a bottom frame that says so (no stacks, no waker).
- */
-static void take_lost(struct capture *c)
-{
-	struct ow_key k = { .target = OW_LOST_BLOCKS };
-	uint64_t ns = 0;
-
-	read_percpu(c->skel->maps.lost_ns, &ns, 1);
-	if (ns)
-		take(c, &k, ns, true);
-}
-
-/* Take the pending keys again (final: stacks still missing are shown so). */
-static void retry_pending(struct capture *c, bool final)
-{
-	struct agg old = c->pending;
-
-	memset(&c->pending, 0, sizeof(c->pending));
-	for (size_t i = 0; i < old.n; i++)
-		take(c, &old.ent[i].key, old.ent[i].ns, final);
-	agg_free(&old);
-}
-
-/* A drained key (OW_KEY_SIZE(depth) bytes) and its blocked ns. */
-static void got_key(struct capture *c, void *key, void *val)
-{
-	struct ow_key k = { 0 };	/* levels past the depth */
-	__u64 ns;
-
-	memcpy(&k, key, bpf_map__key_size(c->skel->maps.counts0));
-	memcpy(&ns, val, sizeof(ns));
-	if (ns)
-		take(c, &k, ns, false);
-}
-
-/*
- * Move every entry of one counts map into the user-space sums; returns
- * how many there were, or -1.
- */
-static long drain_map(struct capture *c, struct bpf_map *map)
-{
-	static char keys[BATCH * sizeof(struct ow_key)];
-	static __u64 vals[BATCH];
-
-	return empty_map(c, map, keys, vals, BATCH, got_key);
-}
-
-/* Set entry key of a per-CPU array of __u32 to 0 on every CPU. */
-static int zero_percpu(struct bpf_map *map, __u32 key)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 zero[ncpu > 0 ? ncpu : 1];	/* (values 8-byte aligned) */
-
-	memset(zero, 0, sizeof(zero));
-	if (ncpu > 0 && !bpf_map_update_elem(bpf_map__fd(map), &key, zero, 0))
-		return 0;
-	ow_err("resetting %s: %s", bpf_map__name(map), strerror(errno));
-	return -1;
-}
-
-/* The period being drained (got_slot()). */
-static __u32 drain_idx;
-
-/* A drained key of cslots0/cslots1: its blocked ns in its slot, zeroed. */
-static void got_slot(struct capture *c, void *key, void *val)
-{
-	__u32 slot;
-	__u64 *v;
-
-	memcpy(&slot, val, sizeof(slot));
-	if (slot >= OW_CSLOTS)
-		return;
-	v = &c->cvals[drain_idx * OW_CSLOTS + slot];
-	got_key(c, key, v);
-	*v = 0;
-}
-
-/*
- * Move every key of period idx (its slots, then its counts map) into the
- * user-space sums; returns how many there were, or -1.
- */
-static long drain_period(struct capture *c, __u32 idx)
-{
-	static char keys[BATCH * sizeof(struct ow_key)];
-	static __u32 slots[BATCH];
-	long n, m;
-
-	drain_idx = idx;
-	n = empty_map(c, idx ? c->skel->maps.cslots1 : c->skel->maps.cslots0,
-		      keys, slots, BATCH, got_slot);
-	if (n < 0)
-		return -1;
-	if (zero_percpu(c->skel->maps.cnext, idx))
-		return -1;
-	m = drain_map(c, idx ? c->skel->maps.counts1 : c->skel->maps.counts0);
-	return m < 0 ? -1 : n + m;
-}
-
-/*
- * Drain the period that has been inactive for a period (after reading the
- * stacks its keys refer to); make it active.  Returns the milliseconds
- * to the next drain, or -1.
- */
-static int drain_tick(struct capture *c)
-{
-	int idle = (c->drains + 1) & 1;
-	long n;
-
-	ring_buffer__consume(c->rb);
-	if (fetch_backlog(c))
-		return -1;
-	retry_pending(c, false);
-	n = drain_period(c, idle);
-	if (n < 0)
-		return -1;
-	c->fill = 100.0 * n / (OW_CSLOTS + bpf_map__max_entries(c->skel->maps.counts0));
-	/* (counted up, not flipped: a task's kept slot is of one period) */
-	__atomic_store_n(&c->skel->bss->active, c->drains + 1, __ATOMIC_RELEASE);
-	c->drains++;
-	return n > bpf_map__max_entries(c->skel->maps.counts0) / 8 ?
-	       DRAIN_FAST_MS : DRAIN_MS;
-}
-
-/* The counts slots' values (bpf: cvals), mapped: drained in place. */
-static int counts_start(struct capture *c)
-{
-	void *p = mmap(NULL, 2 * OW_CSLOTS * sizeof(__u64),
-		       PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(c->skel->maps.cvals), 0);
-
-	if (p == MAP_FAILED) {
-		ow_err("mapping the counts array: %s", strerror(errno));
-		return -1;
-	}
-	c->cvals = p;
-	return 0;
-}
-
-static int fill_threads(struct capture *c, const struct capture_cfg *o)
-{
-	int fd = bpf_map__fd(c->skel->maps.threads);
-	__u8 one = 1;
-
-	for (size_t i = 0; i < o->nids; i++)
-		if (bpf_map_update_elem(fd, &o->ids[i], &one, BPF_ANY)) {
-			ow_err("setting the thread filter: %s", strerror(errno));
-			return -1;
-		}
-	return 0;
 }
 
 static void show_status(struct capture *c, const struct capture_cfg *o,
@@ -912,7 +149,7 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 			 (unsigned long long)o->duration);
 	else
 		snprintf(when, sizeof(when), "%.1f s (Ctrl-C ends)", elapsed);
-	read_percpu(c->skel->maps.blocks, &blocks, 1);
+	drain_percpu(c->skel->maps.blocks, &blocks, 1);
 	n = snprintf(text, sizeof(text),
 		     "capturing %s, %llu blocks, %zu stacks, %zu keys, map %.0f%%",
 		     when, (unsigned long long)blocks, c->stacks.tab.used,
@@ -925,68 +162,10 @@ static void show_status(struct capture *c, const struct capture_cfg *o,
 	progress_status(pg, text);
 }
 
-/* Where the system call entry is, for the waker's process_context() test
- * in the kernel (without it, interrupts from user mode pass for it), and
- * the callers of the soft IRQ loop (without them, a soft IRQ a task runs
- * itself is taken for an interrupt's: its user stack is not walked). */
-static void syscall_entry(struct capture *c)
+void capture_buffer_sizes(const struct capture_cfg *o, uint64_t *rb_bytes,
+			  uint32_t *backlog)
 {
-	static const char *const copies[] = { "", ".part.0" };
-	char name[128];
-	uint64_t lo, hi;
-	size_t n = 0;
-
-	if (!c->fo.ks)
-		return;
-	/* each caller, and the copy the compiler made of it (a symbol of
-	 * its own: do_softirq.part.0 beside do_softirq) */
-	for (size_t i = 0; i < ksyms_nsoftirq_callers; i++)
-		for (size_t j = 0; j < sizeof(copies) / sizeof(*copies) &&
-				   n < OW_SOFTIRQ_CALLERS; j++) {
-			snprintf(name, sizeof(name), "%s%s",
-				 ksyms_softirq_callers[i].name, copies[j]);
-			if (!ksyms_extent(c->fo.ks, name, &lo, &hi))
-				c->skel->bss->softirq_callers[n++] = (struct ow_krange){
-					lo, hi, ksyms_softirq_callers[i].task };
-		}
-	if (!ksyms_extent(c->fo.ks, "entry_SYSCALL_64", &lo, &hi)) {
-		c->skel->bss->syscall_hi = hi;
-		__atomic_store_n(&c->skel->bss->syscall_lo, lo, __ATOMIC_RELEASE);
-	}
-}
-
-/* The kernel stack cache (bpf/kstack_cache.bpf.h): the kernel's ORC
- * table for it, or why there is none (OFFWAKE_KSTACK_CACHE=0 turns it
- * off, for comparisons). */
-static void kstack_cache(struct capture *c)
-{
-	struct kc_orc t;
-
-	if (!c->skel->rodata->want_kstack)
-		return;
-	if (!bpf_map__autocreate(c->skel->maps.tstore)) {	/* raw_tp */
-		c->kc_off = "the raw_tp programs";
-		return;
-	}
-	if (!env_uint("OFFWAKE_KSTACK_CACHE", 1)) {
-		c->kc_off = "OFFWAKE_KSTACK_CACHE=0";
-		return;
-	}
-	if (kstack_cache_find(c->fo.ks, &t, &c->kc_off))
-		return;
-	c->skel->bss->kc_orc_ip = t.ip;
-	c->skel->bss->kc_orc = t.orc;
-	c->skel->bss->kc_text_lo = t.text_lo;
-	c->skel->bss->kc_text_hi = t.text_hi;
-	__atomic_store_n(&c->skel->bss->kc_orc_nr, t.nr, __ATOMIC_RELEASE);
-}
-
-void capture_report_kstacks(const struct capture *c)
-{
-	if (c->skel && c->skel->rodata->want_kstack)
-		kstack_cache_report(c->kc, c->kc_off);
-	if (c->skel && c->skel->rodata->uc_on)
-		ustack_cache_report(c->uc);
+	bpfload_buffer_sizes(o, rb_bytes, backlog);
 }
 
 /* The host's calls (unwinder.h): a stack walked by an unwinder, stored
@@ -996,7 +175,7 @@ void capture_report_kstacks(const struct capture *c)
  * its maps gone, its frames [unknown]); a stored stack. */
 static void got_walked(void *ctx, const void *st, size_t len)
 {
-	handle_event(ctx, (void *)st, len);
+	drain_record(ctx, (void *)st, len);
 }
 
 static void keep_up(void *ctx)
@@ -1051,7 +230,7 @@ static int unwinders_start(struct capture *c, const struct capture_cfg *o)
 	c->uwh = (struct ow_uw_host){
 		.pm = c->pm, .obj = c->skel->obj, .tgids = tgids, .ntgids = o->nids,
 		.cfi_only = o->unwind == OW_UNWIND_CFI,
-		.python_lines = o->python == OW_PYTHON_LINES, .stop = &stop,
+		.python_lines = o->python == OW_PYTHON_LINES, .stop = &capsig_stop,
 		.walks = (const uint64_t (*)[OW_UW_NR])c->uw, .ctx = c,
 		.keep_up = keep_up, .got_stack = got_walked, .stack = stored_stack,
 		.load_walks = load_walks,
@@ -1062,113 +241,25 @@ static int unwinders_start(struct capture *c, const struct capture_cfg *o)
 	return 0;
 }
 
+/*
+ * The kernel side loaded (bpf_load.c), then the threads map filled, the
+ * unwinders started and the drain's ring buffer and counts opened.
+ */
 static int load(struct capture *c, const struct capture_cfg *o)
 {
-	bool force_raw = env_uint("OFFWAKE_RAW_TP", 0) == 1;
-	int err, err2;
-
-	if (access(BTF_PATH, R_OK)) {
-		ow_err("%s: %s: this kernel needs BTF (CONFIG_DEBUG_INFO_BTF=y)",
-		       BTF_PATH, strerror(errno));
+	if (bpfload_open(c, o))
 		return -1;
-	}
-	libbpf_set_print(ow_setting_str("OFFWAKE_DEBUG") ? libbpf_verbose :
-						   libbpf_quiet);
-	/* (the status line says what start-up is doing: a terminal's only) */
-	progress_phase(c->pg, "starting: loading the BPF programs");
-	c->skel = force_raw ? NULL : open_load(o, false, &err);
-	if (!c->skel && stop)
-		return -1;	/* interrupted: no message, no other set */
-	if (!c->skel && (force_raw || (err != EPERM && err != EACCES))) {
-		c->skel = open_load(o, true, force_raw ? &err : &err2);
-		/* said: the raw_tp set walks user stacks by frame pointers */
-		if (c->skel && !force_raw)
-			fprintf(stderr, OW_PROG ": warning: the tp_btf programs did not load (%s): tracing with the raw_tp ones, user stacks by frame pointers only (%s)\n",
-				strerror(err), load_hint(err));
-	}
-	if (!c->skel && stop)
-		return -1;
-	if (!c->skel) {
-		ow_err("loading the BPF programs: %s: %s", strerror(err),
-		       load_hint(err));
-		return -1;
-	}
 	progress_phase(c->pg, "starting: the traced processes' unwind tables");
-	if (counts_start(c) || fill_threads(c, o) || unwinders_start(c, o))
+	if (bpfload_threads(c, o) || unwinders_start(c, o) || drain_open(c))
 		return -1;
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
-				 handle_event, c, NULL);
-	if (c->rb && ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ucopies),
-				      handle_event, c)) {
-		ring_buffer__free(c->rb);
-		c->rb = NULL;
-	}
-	if (!c->rb) {
-		ow_err("opening the event ring buffer: %s", strerror(errno));
-		return -1;
-	}
 	return 0;
-}
-
-/*
- * Attach the programs, last: the tracing window then starts (armed) right
- * after, so that a test or script waiting for the links to exist knows
- * tracing is about to start, not that kernel symbols are still being read.
- */
-static int attach(struct capture *c)
-{
-	int err = offwake_bpf__attach(c->skel);
-
-	if (err)
-		ow_err("attaching to the sched tracepoints: %s: %s",
-		       strerror(-err), load_hint(-err));
-	return err ? -1 : 0;
-}
-
-/*
- * The signals that end a capture (its output still written) or, before it
- * is armed, its start (nothing traced, no output: run.c).  SIGHUP (the
- * terminal was closed) too, unless it is ignored (nohup); SIGINT is taken
- * even when ignored (a script's background job starts so).
- */
-static const struct {
-	int sig;
-	bool keep_ignored;
-} ending_signals[] = {
-	{ SIGINT, false },
-	{ SIGTERM, false },
-	{ SIGHUP, true },
-};
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal }, old;
-	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(*ending_signals); i++) {
-		int sig = ending_signals[i].sig;
-
-		if (ending_signals[i].keep_ignored &&
-		    (sigaction(sig, NULL, &old) || old.sa_handler == SIG_IGN))
-			continue;
-		sigaction(sig, &sa, NULL);
-	}
-	/* the nudge: to this thread, the one that loads the programs (a
-	 * signal may go to another: the load is cut short all the same) */
-	sa.sa_handler = on_nudge;
-	ev.sigev_signo = SIGRTMIN;
-	ev.sigev_notify_thread_id = gettid();
-	if (!have_nudge)
-		have_nudge = !sigaction(SIGRTMIN, &sa, NULL) &&
-			     !timer_create(CLOCK_MONOTONIC, &ev, &nudge);
 }
 
 /* The start cut short by a signal (stop before the arming): nothing
  * traced, -- CMD not let exec (it exits, 127); -1. */
 static int interrupted(struct capture *c)
 {
-	c->interrupted = got_signal ? got_signal : SIGINT;
+	c->interrupted = capsig_got ? capsig_got : SIGINT;
 	if (c->cfg.cmd_go >= 0)
 		close(c->cfg.cmd_go);
 	c->cfg.cmd_go = -1;
@@ -1283,7 +374,7 @@ int capture_every(struct capture *c, double every,
 
 void capture_stop(void)
 {
-	stop = 1;
+	capsig_stop = 1;
 }
 
 int capture_start(struct capture *c, const struct capture_cfg *o,
@@ -1304,7 +395,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 		ow_err("starting the capture: %s", strerror(ENOMEM));
 		return -1;
 	}
-	install_signals();
+	capsig_install();
 	if (memstats_open(c))
 		return -1;
 	/* kallsyms read while the programs load (on the other CPU: 80 ms
@@ -1312,28 +403,28 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	 * frames are plumbing); a signal is looked for after each step
 	 * (the load's own: above) */
 	kr = ksyms_load_async(NULL);
-	if (load(c, o) || stop) {
+	if (load(c, o) || capsig_stop) {
 		if (kr)
 			ksyms_free(ksyms_load_wait(kr));
-		return stop ? interrupted(c) : -1;
+		return capsig_stop ? interrupted(c) : -1;
 	}
 	progress_phase(c->pg, "starting: reading the kernel's symbols");
-	if (folder_init(&c->fo, c->pm, &c->stacks, kr) || stop)
-		return stop ? interrupted(c) : -1;
+	if (folder_init(&c->fo, c->pm, &c->stacks, kr) || capsig_stop)
+		return capsig_stop ? interrupted(c) : -1;
 	if (kr && (err = progsyms_add(c->fo.ks, c->skel->obj))) {
 		ow_err("naming the BPF programs: %s", strerror(err));
 		return -1;
 	}
-	usyms_stop_flag(c->fo.us, &stop);	/* a CRC check ends at SIGINT */
-	kstack_cache(c);	/* before attaching: a tracer's start is short */
+	usyms_stop_flag(c->fo.us, &capsig_stop);	/* a CRC check ends at SIGINT */
+	bpfload_kstack_cache(c);	/* before attaching: a tracer's start is short */
 	kbtf_free();		/* start-up's questions to it are done */
 	/* before attaching too: the waking program is not held back until
 	 * armed, and without the system call entry an interrupt's waker
 	 * passes for process context (its user stack walked, its process's
 	 * tables built, though neither traced nor a waker shown) */
-	syscall_entry(c);
-	if (stop || attach(c))
-		return stop ? interrupted(c) : -1;
+	bpfload_syscall_entry(c);
+	if (capsig_stop || bpfload_attach(c))
+		return capsig_stop ? interrupted(c) : -1;
 	if ((arm_delay = env_uint("OFFWAKE_ARM_DELAY_MS", 0)))
 		nanosleep(&(struct timespec){ arm_delay / 1000,
 					      arm_delay % 1000 * 1000000L }, NULL);
@@ -1342,19 +433,15 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->fo.uwt = ow_unwinders;	/* interpreter frames' names */
 	c->fo.uw = c->uws;
 	c->fo.nuw = ow_nunwinders;
-	c->stacks.forget = unsee;
-	c->stacks.freed = freed;
-	c->stacks.ctx = c;
-	c->stacks.fixed = !randomised();
-	c->stacks.max_idle = env_uint("OFFWAKE_STACKS_IDLE", STACKS_IDLE);
-	if (stop)	/* the last look before the arming */
+	drain_keep_stacks(c);
+	if (capsig_stop)	/* the last look before the arming */
 		return interrupted(c);
 	/* the traced window is the one stated: it starts here (everything
 	 * attached, kernel symbols read) and ends at the disarming in
 	 * capture_finish() */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	c->start = now_s();
-	slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
+	c->slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
 	ender = o->duration ? malloc(sizeof(*ender)) : NULL;
 	if (ender && ender_start(ender, c->skel, c->start, o->duration))
 		free(ender), ender = NULL;
@@ -1410,7 +497,7 @@ int capture_loop(struct capture *c)
 {
 	const struct capture_cfg *o = &c->cfg;
 
-	while (!stop) {
+	while (!capsig_stop) {
 		double wait;
 		int r;
 
@@ -1462,39 +549,32 @@ int capture_finish(struct capture *c)
 		c->ender = NULL;
 	}
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
-	slow_factor = 0;
+	c->slow_factor = 0;
 	c->seconds = (ended ? ended : now_s()) - c->start;	/* what was traced */
 	c->user_threads = c->cfg.threads == OW_THREADS_ALL ||
 			  c->cfg.threads == OW_THREADS_USER;
 	progress_phase(c->pg, "finishing");
 	offwake_bpf__detach(c->skel);
 	c->finished = true;
-	ring_buffer__consume(c->rb);
-	err = fetch_backlog(c);
+	err = drain_backlog(c);
 	for (size_t i = 0; i < ow_nunwinders; i++)	/* before the drains */
 		if (c->uws[i] && ow_unwinders[i]->finish)
 			ow_unwinders[i]->finish(c->uws[i]);
-	if (!err)
-		err = drain_period(c, 0) < 0;
-	if (!err)
-		err = drain_period(c, 1) < 0;
-	retry_pending(c, true);
-	if (!err)
-		take_lost(c);
+	err = drain_last(c, err);
 	if (c->fo.nlate) {	/* tracing has ended: the servers wait no one */
 		progress_phase(c->pg, "names: late ones (debuginfod, perf maps)");
 		fold_late_names(&c->fo);
 	}
-	read_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
-	read_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
-	read_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
-	read_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
+	drain_percpu(c->skel->maps.losses, c->losses, OW_LOSS_NR);
+	drain_percpu(c->skel->maps.unwind_stats, c->uw[0], OW_UW_SIDES * OW_UW_NR);
+	drain_percpu(c->skel->maps.kc_stats, c->kc, OW_KC_NR);
+	drain_percpu(c->skel->maps.uc_stats, c->uc, OW_UC_NR);
 	if ((hits = calloc(OW_UC_HITS, sizeof(*hits)))) {	/* (uc_hit()) */
-		read_percpu(c->skel->maps.uc_hits, hits, OW_UC_HITS);
+		drain_percpu(c->skel->maps.uc_hits, hits, OW_UC_HITS);
 		ustack_cache_add_hits(hits, c->uw, c->uc);
 		free(hits);
 	}
-	read_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
+	drain_percpu(c->skel->maps.filtered, c->filtered, OW_F_NR);
 	if (c->losses[OW_LOSS_HIDDEN_SWITCH])
 		name_hidden(c);
 	if (c->memstats) {
@@ -1558,17 +638,13 @@ void capture_free(struct capture *c)
 	}
 	if (c->memstats)
 		fclose(c->memstats);
-	c->stacks.forget = NULL;	/* the kernel side is gone */
-	c->stacks.freed = NULL;
-	ring_buffer__free(c->rb);
+	drain_close(c);
 	for (size_t i = 0; c->uws && i < ow_nunwinders; i++)
 		if (c->uws[i] && ow_unwinders[i]->free)
 			ow_unwinders[i]->free(c->uws[i]);
 	free(c->uws);
 	free(c->uw_tgids);
 	walks_free(c->walks);
-	if (c->cvals)
-		munmap(c->cvals, 2 * OW_CSLOTS * sizeof(__u64));
 	offwake_bpf__destroy(c->skel);
 	procmaps_free(c->pm);		/* first: it releases fold's caches */
 	folder_free(&c->fo);
@@ -1577,175 +653,4 @@ void capture_free(struct capture *c)
 	agg_free(&c->agg);
 	agg_free(&c->pending);
 	free(c);
-}
-
-/* What debuginfod gave (nothing when no request was made). */
-static void report_debuginfod(void)
-{
-	struct dbgfetch_stats st;
-	char unused[128] = "";
-
-	dbgfetch_stats(&st);
-	if (!st.asked && !st.skipped)
-		return;
-	if (st.unused)
-		snprintf(unused, sizeof(unused), "; %u received of another build (build id), not used",
-			 st.unused);
-	fprintf(stderr, OW_PROG ": %s: debuginfod: %u debug files from the server (or its cache) of %u asked, in %.1f s; %u not found, %u failed, %u timed out, %u not asked (past the %.0f s deadline, DEBUGINFOD_TIMEOUT)%s\n",
-		st.timed_out || st.failed || st.skipped || st.unused ? "warning" : "note",
-		st.got - st.unused, st.asked + st.skipped, st.seconds, st.missing,
-		st.failed, st.timed_out, st.skipped, st.budget, unused);
-}
-
-void capture_report_losses(const struct capture *c)
-{
-	static const char *const what[OW_LOSS_NR] = {
-		[OW_LOSS_STACK_FAULT] = "stacks not readable (-EFAULT): usually a task without a user stack (exiting, or kernel-only)",
-		[OW_LOSS_STACK_OTHER] = "stacks not taken for other reasons",
-		[OW_LOSS_STACK_LOST] = "stacks lost: the ring buffer and the stack backlog were both full (user space fell behind); their blocked time is shown under [Lost ... Stack: backlog full] frames; raise --backlog (or --ring-buffer-size)",
-		[OW_LOSS_START] = "events missed: no task storage (kernel memory, or busy on that CPU)",
-		[OW_LOSS_WAKER] = "blocks without their waker (the wakeup was not seen)",
-		[OW_LOSS_COUNTS_FULL] = "blocks without their stacks: the counts map was full between two drains (over 262144 distinct keys in one period); their blocked time is shown as " OW_LOST_BLOCKS "; -m US or a lower --chain-depth makes fewer keys",
-		[OW_LOSS_EVENTS] = "process events lost: the ring buffer and the event backlog were both full (some exited processes may show [unknown] frames); raise --ring-buffer-size",
-		[OW_LOSS_HIDDEN_SWITCH] = "context switches the kernel did not report: it hides some tasks from tracing, and no event is seen on a CPU while one runs",
-		[OW_LOSS_END_AT_WAKEUP] = "blocks whose return to CPU the kernel did not report: counted up to their wakeup",
-		[OW_LOSS_END_HIDDEN] = "blocks whose end the kernel did not report, and no wakeup either: not counted",
-		[OW_LOSS_LAZY_STACKS] = "blocks kept without their own stacks: the end of schedule() was not seen when they ended (shown as [Missed ... Stack])",
-		[OW_LOSS_WAKER_EARLY] = "blocks woken before half of -m that waited as long again for a CPU: kept, but their waker's stacks were not taken (shown as [Missed ... Stack])",
-		[OW_LOSS_WALK_PROG] = "stacks not taken: a stack walk's BPF program was not in its slot (a bug: please report it)",
-	};
-
-	/* hidden switches matter when their tasks were to be traced, or
-	 * when they explain a loss */
-	bool hidden = c->user_threads || c->losses[OW_LOSS_WAKER] ||
-		      c->losses[OW_LOSS_END_AT_WAKEUP] ||
-		      c->losses[OW_LOSS_END_HIDDEN] ||
-		      c->losses[OW_LOSS_END_BY_RUNTIME];
-
-	for (int i = 0; i < OW_LOSS_NR; i++)
-		if (c->losses[i] && what[i] && (i != OW_LOSS_HIDDEN_SWITCH || hidden))
-			fprintf(stderr, OW_PROG ": warning: %llu %s\n",
-				(unsigned long long)c->losses[i], what[i]);
-	if (c->losses[OW_LOSS_HIDDEN_SWITCH] && hidden)
-		fprintf(stderr, OW_PROG ": note: a hidden task: pid %u (%s); a wakeup made while such a task ran (by it, or by an interrupt) has no waker\n",
-			c->hidden_pid, c->hidden_comm);
-	if (c->losses[OW_LOSS_END_BY_RUNTIME] && hidden)
-		fprintf(stderr, OW_PROG ": note: %llu blocks whose return to CPU the kernel did not report: ended where the task's CPU time since the scheduler picked it puts that return\n",
-			(unsigned long long)c->losses[OW_LOSS_END_BY_RUNTIME]);
-	if (c->losses[OW_LOSS_STACK_KEPT] || c->losses[OW_LOSS_EVENTS_KEPT])
-		fprintf(stderr, OW_PROG ": note: user space fell behind: %llu stacks and %llu process events waited in the kernel's backlogs until read\n",
-			(unsigned long long)c->losses[OW_LOSS_STACK_KEPT],
-			(unsigned long long)c->losses[OW_LOSS_EVENTS_KEPT]);
-	if (c->drain_errors)
-		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
-			(unsigned long long)c->drain_errors);
-	report_debuginfod();
-	procmaps_report_denied();
-	usyms_report(c->fo.us);
-	if (c->fo.missing || c->stacks.bad)
-		fprintf(stderr, OW_PROG ": warning: %llu stacks never received, %llu malformed (please report)\n",
-			(unsigned long long)c->fo.missing,
-			(unsigned long long)c->stacks.bad);
-}
-
-void capture_report_unwind(const struct capture *c)
-{
-	for (size_t i = 0; c->uws && i < ow_nunwinders; i++)
-		if (c->uws[i] && ow_unwinders[i]->summary)
-			ow_unwinders[i]->summary(c->uws[i], &c->uwh);
-}
-
-/* Whether id is one of the -p/-t ids. */
-static bool is_traced(const struct capture_cfg *o, uint32_t id)
-{
-	for (size_t i = 0; i < o->nids; i++)
-		if (o->ids[i] == id)
-			return true;
-	return false;
-}
-
-/*
- * The child processes of the -p processes (not followed) that -p leaves
- * out: a parent that never went off CPU (nginx's master, a stopped shell)
- * while its children did the work is a common first try.  A few are
- * named, with the -p list that traces them too.
- */
-#define CHILDREN_SHOWN	8
-#define CHILDREN_READ	64
-static void report_children(const struct capture_cfg *o)
-{
-	struct ow_child kids[CHILDREN_READ];
-	char comm[OW_PROC_COMM], named[512], ids[256];
-	size_t n, got, kept, shown, ln, li;
-
-	for (size_t i = 0; i < o->nids; i++) {
-		n = ow_proc_children(o->ids[i], kids, CHILDREN_READ);
-		got = n < CHILDREN_READ ? n : CHILDREN_READ;
-		kept = 0;
-		for (size_t k = 0; k < got; k++)
-			if (!is_traced(o, kids[k].pid))
-				kids[kept++] = kids[k];
-		n -= got - kept;
-		got = kept;
-		if (!got)
-			continue;
-		shown = got < CHILDREN_SHOWN ? got : CHILDREN_SHOWN;
-		ow_proc_comm(o->ids[i], comm);
-		ln = li = 0;
-		for (size_t j = 0; j < o->nids && li < sizeof(ids); j++)
-			li += snprintf(ids + li, sizeof(ids) - li, "%s%u",
-				       j ? "," : "", o->ids[j]);
-		for (size_t k = 0; k < shown && ln < sizeof(named) &&
-				   li < sizeof(ids); k++) {
-			ln += snprintf(named + ln, sizeof(named) - ln, "%s%u (%s)",
-				       k ? ", " : "", kids[k].pid, kids[k].comm);
-			li += snprintf(ids + li, sizeof(ids) - li, ",%u",
-				       kids[k].pid);
-		}
-		fprintf(stderr, OW_PROG ": note: process %u (%s) has %zu child process%s, not traced by -p: %s%s; -p %s traces %s too (--follow adds only the ones it starts during the capture)\n",
-			o->ids[i], comm, n, n > 1 ? "es" : "", named,
-			n > shown ? ", ..." : "", ids, n > shown ?
-			"these" : n > 1 ? "them" : "it");
-	}
-}
-
-void capture_report_empty(const struct capture *c)
-{
-	const struct capture_cfg *o = &c->cfg;
-	char filters[256] = "", *f = filters;
-	size_t room = sizeof(filters);
-	int n;
-
-#define ADD(...) do { n = snprintf(f, room, __VA_ARGS__); \
-		      if (n > 0 && (size_t)n < room) { f += n; room -= n; } } while (0)
-	if (o->threads == OW_THREADS_TGID || o->threads == OW_THREADS_TID) {
-		ADD(" %s ", o->threads == OW_THREADS_TGID ? "-p" : "-t");
-		for (size_t i = 0; i < o->nids; i++)
-			ADD("%s%u", i ? "," : "", o->ids[i]);
-	} else if (o->threads != OW_THREADS_ALL) {
-		ADD(" %s", o->threads == OW_THREADS_USER ? "-u" : "-k");
-	}
-	if (o->cgroup)
-		ADD(" --cgroup %s", o->cgroup);
-	if (o->min_block_us != 1)
-		ADD(" -m %llu", (unsigned long long)o->min_block_us);
-	if (o->max_block_us != UINT64_MAX)
-		ADD(" -M %llu", (unsigned long long)o->max_block_us);
-	if (o->has_state)
-		ADD(" --state %u", o->state);
-#undef ADD
-	if (!c->filtered[OW_F_SWITCHES]) {
-		ow_err("no blocked time matched%s in %.1f s: the threads traced never went off CPU%s",
-		       filters[0] ? filters : " (no filter)", c->seconds,
-		       o->nids ? " (idle, or gone?)" : "");
-		if (o->threads == OW_THREADS_TGID && !o->follow)
-			report_children(o);
-		return;
-	}
-	ow_err("no blocked time matched%s in %.1f s: the threads traced went off CPU %llu times; %llu blocks were shorter than -m, %llu longer than -M, %llu switches in other states (--state)",
-	       filters[0] ? filters : " (no filter)", c->seconds,
-	       (unsigned long long)c->filtered[OW_F_SWITCHES],
-	       (unsigned long long)c->filtered[OW_F_SHORT],
-	       (unsigned long long)c->filtered[OW_F_LONG],
-	       (unsigned long long)c->filtered[OW_F_STATE]);
 }

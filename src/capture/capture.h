@@ -19,9 +19,6 @@
 struct capture;
 struct progress;
 
-/* The bottom frame of blocked time the counts maps had no room for. */
-#define OW_LOST_BLOCKS	"[lost blocks]"
-
 /* A session; NULL when out of memory (message printed). */
 struct capture *capture_new(void);
 /* Load, attach and arm the programs, let -- CMD exec; 0 or -1 (message

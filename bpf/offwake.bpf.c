@@ -70,7 +70,9 @@
  *
  * Each program exists twice: tp_btf (task storage, direct BTF pointers)
  * and raw_tp (a pid-keyed hash map) for kernels without tp_btf; user space
- * picks one set at load time.
+ * picks one set at load time.  The tp_btf ones hand a user stack walk to
+ * programs of its own, tail-called (see walkst below); the raw_tp ones
+ * walk inline, by frame pointers.
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>

@@ -8,6 +8,7 @@
 #ifndef OW_EXPORT_INFO_H
 #define OW_EXPORT_INFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,13 @@ struct export_info {
 	size_t ncomments;
 	int64_t time_nanos;	/* when the capture started, 0: unknown */
 	int64_t duration_nanos;	/* how long it ran, 0: unknown */
+	/* The events' clock (profile.h's struct ow_long_block): */
+	bool has_events;	/* the samples carry their long blocks */
+	uint64_t clock_start_ns;	/* the capture's start on that clock */
+	uint64_t clock_end_ns;	/* its end */
+	uint64_t event_min_ns;	/* blocks shorter are only summed */
+	uint64_t events_lost;	/* long blocks not kept as events (their
+				 * time is in the sums) */
 };
 
 /* The sample type an export_info's countname gives: pprof's type and unit,

@@ -38,7 +38,7 @@ enum ow_pf_kind {
 	OW_PF_MARKER = 4,	/* [hardirq] / [softirq]: the wakeup's context */
 	OW_PF_NAME,		/* a name only (read from folded text) */
 	OW_PF_THREAD,		/* a thread's name: the target's, a waker's */
-	OW_PF_DELIM,		/* between user and kernel frames: "-" or "" */
+	OW_PF_DELIM,		/* between user and kernel frames: -d's "-" */
 	OW_PF_DIVIDER,		/* "--": between a thread and its waker */
 	OW_PF_KINDS,
 };
@@ -66,6 +66,25 @@ struct export_label {
 	int64_t num;
 };
 
+/*
+ * One long block in time (--timeline, --event-min): a block of a
+ * sample's at least --event-min long, also summed in the sample's value
+ * (events never replace sums).  Times are nanoseconds on the events'
+ * clock (export_info.clock_*: the kernel's CLOCK_MONOTONIC).
+ */
+struct ow_long_block {
+	uint64_t start_ns;	/* went off CPU */
+	uint64_t end_ns;	/* back on CPU */
+	uint64_t wakeup_ns;	/* woken: end_ns - wakeup_ns it was runnable,
+				 * waiting for a CPU; 0: no wakeup seen
+				 * (preempted, or the waker not seen) */
+	uint32_t tid, pid;	/* the blocked thread and its process */
+	uint32_t waker_tid, waker_pid;	/* who woke it; 0: none */
+	uint32_t cpu;		/* the CPU it went off */
+	uint32_t state;		/* its state then (task state bits: 0
+				 * runnable, 1 S, 2 D, ...) */
+};
+
 struct ow_sample {
 	const struct ow_frame *frames;	/* root first */
 	size_t nframes;
@@ -73,6 +92,8 @@ struct ow_sample {
 	size_t nlabels;
 	struct fg_count value;	/* blocked time, in info.countname units */
 	int64_t time_nanos;	/* when, 0: not known (summed samples) */
+	const struct ow_long_block *events;	/* its long blocks, by start_ns */
+	size_t nevents;		/* 0: none (or the profile has no events) */
 };
 
 struct ow_profile;

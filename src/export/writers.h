@@ -30,6 +30,9 @@ enum ow_needs {
 				 * equal values by frames (-f) */
 	OW_NEED_THREADS = 16,	/* typed frames with thread ids: a capture's,
 				 * not names read back (convert) */
+	OW_NEED_EVENTS = 64,	/* the long blocks in time (profile.h's
+				 * ow_sample.events): the capture keeps them
+				 * as with --timeline (perfetto) */
 };
 
 /* How a writer writes. */

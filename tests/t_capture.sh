@@ -75,8 +75,8 @@ fi
 # function, down to the threads' entries.  A frame-pointer walk (the raw_tp
 # set) loses the callers of libc's read and write (pong_wait, ping_send:
 # libc's wrappers set up no frame) and ends at __libc_start_call_main.
-pong='^ow_pong;__clone3;start_thread;pong_loop;pong_wait;read;;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_send;ping_loop;main;__libc_start_call_main;__libc_start_main;_start;ow_ping [0-9]+$'
-pong_fp='^ow_pong;.*pong_loop;read;;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_loop;main;.*ow_ping [0-9]+$'
+pong='^ow_pong;__clone3;start_thread;pong_loop;pong_wait;read;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_send;ping_loop;main;__libc_start_call_main;__libc_start_main;_start;ow_ping [0-9]+$'
+pong_fp='^ow_pong;.*pong_loop;read;.*anon_pipe_read;schedule;__schedule;--;.*anon_pipe_write;.*;__write;ping_loop;main;.*ow_ping [0-9]+$'
 check capture_pipe_stacks has main "$pong"
 check capture_divider has main '^ow_pong;[^ ]*;--;'
 us=$(sum_us "$TMPD/main" '^ow_pong;.*anon_pipe_read')
@@ -123,19 +123,26 @@ if has kernel ';kthread;' && ! has kernel '^ow_'; then pass capture_filter_kerne
 
 # Stack selection and delimiter.
 cap ustk -U -p "$PP" 1
-if has ustk '^ow_pong;.*pong_loop;pong_wait;read;;--;;__write;ping_send;ping_loop' && ! has ustk 'pipe_read'; then
+if has ustk '^ow_pong;.*pong_loop;pong_wait;read;--;__write;ping_send;ping_loop' && ! has ustk 'pipe_read'; then
 	pass capture_user_stacks_only
 else
 	fail capture_user_stacks_only "kernel frames with -U"
 fi
 cap kstk -K -p "$PP" 1
-if has kstk '^ow_pong;;entry_SYSCALL.*anon_pipe_read;.*--;.*anon_pipe_write;.*;;ow_ping ' && ! has kstk 'pong_loop|ping_loop'; then
+if has kstk '^ow_pong;entry_SYSCALL.*anon_pipe_read;.*--;.*anon_pipe_write;.*;ow_ping ' && ! has kstk 'pong_loop|ping_loop'; then
 	pass capture_kernel_stacks_only
 else
 	fail capture_kernel_stacks_only "user frames with -K"
 fi
 cap delim -d -p "$PP" 1
 check capture_delimited has delim '^ow_pong;.*;read;-;entry_SYSCALL.*;--;.*;-;__write;'
+# Without -d no frame between user and kernel frames (offwaketime -f
+# prints none): no empty field, so no blank bar in the graph.
+if has main '^ow_pong;.*;read;entry_SYSCALL' && ! grep -q ';;' "$TMPD/main"; then
+	pass capture_no_blank_frame
+else
+	fail capture_no_blank_frame "$(grep -m1 ';;' "$TMPD/main" | head -c 300)"
+fi
 
 # Block time filters (ow_pong blocks 10 ms at a time until ow_ping wakes
 # it; it may also lose the CPU while runnable, for microseconds, with no

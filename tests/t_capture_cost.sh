@@ -38,7 +38,7 @@ exact() {
 run early 4000 50
 early=$(grep -oE '[0-9]+ blocks woken before half of -m' "$TMPD/early.err" | cut -d' ' -f1)
 if [ "${early:-0}" -ge 1 ] &&
-   grep -qE '^ow_early;.*early_wait;read;.*anon_pipe_read;schedule;__schedule;--;\[Missed Kernel Stack\];;\[Missed User Stack\];ow_waker [0-9]+$' "$TMPD/early"; then
+   grep -qE '^ow_early;.*early_wait;read;.*anon_pipe_read;schedule;__schedule;--;\[Missed Kernel Stack\];\[Missed User Stack\];ow_waker [0-9]+$' "$TMPD/early"; then
 	pass "capture_cost_waker_early ($early blocks kept without their waker's stacks, counted)"
 else
 	fail capture_cost_waker_early "want the loss counted and ow_waker with missed stacks: $(head -c 600 "$TMPD/early.err")"

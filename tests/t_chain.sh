@@ -44,9 +44,9 @@ past_irq() { grep -aE "$2" "$1" | grep -acE '\[(hardirq|softirq|nmi)\];[^;]*;--;
 dividers() { grep -aE "$2" "$1" | awk '{ n = gsub(/;--;/, "&"); if (n > m) m = n } END { print m + 0 }'; }
 
 # Multi-level lines through render, unfold and diff (no capture needed).
-C2='ow_pc;c_wait;read;;anon_pipe_read;schedule;--;anon_pipe_write;;__write;b_send;ow_pb;--;anon_pipe_write;;__write;a_send;ow_pa'
-C1='ow_pc;c_wait;read;;anon_pipe_read;schedule;--;anon_pipe_write;;__write;b_send;ow_pb'
-B3='ow_pb;b_wait;read;;anon_pipe_read;schedule;--;anon_pipe_write;;__write;a_send;ow_pa;--;hrtimer_wakeup;[hardirq];swapper/0'
+C2='ow_pc;c_wait;read;anon_pipe_read;schedule;--;anon_pipe_write;__write;b_send;ow_pb;--;anon_pipe_write;__write;a_send;ow_pa'
+C1='ow_pc;c_wait;read;anon_pipe_read;schedule;--;anon_pipe_write;__write;b_send;ow_pb'
+B3='ow_pb;b_wait;read;anon_pipe_read;schedule;--;anon_pipe_write;__write;a_send;ow_pa;--;hrtimer_wakeup;[hardirq];swapper/0'
 printf '%s 900\n%s 100\n%s 500\n' "$C2" "$C1" "$B3" > "$TMPD/levels.folded"
 printf '%s 300\n%s 700\n%s 500\n' "$C2" "$C1" "$B3" > "$TMPD/levels2.folded"
 if "$OFFWAKE" render --colors=chain "$TMPD/levels.folded" > "$TMPD/levels.svg"; then
@@ -105,7 +105,7 @@ for f in tids0 tids20 tidsirq; do
 	for _ in $(seq 50); do [ -s "$TMPD/$f" ] && break; sleep 0.1; done
 done
 
-C='^ow_pc;.*c_wait;read;;.*anon_pipe_read;schedule;__schedule;--;'
+C='^ow_pc;.*c_wait;read;.*anon_pipe_read;schedule;__schedule;--;'
 BW='.*anon_pipe_write;.*;__write;b_send;b_loop;start_thread;__clone3;ow_pb'
 AW='.*anon_pipe_write;.*;__write;a_send;a_loop;main;__libc_start_call_main;__libc_start_main;_start;ow_pa'
 

@@ -54,7 +54,7 @@ finish() {
 	dt=$((SECONDS - t0))
 }
 line() { grep -a 'unwind tables' "$TMPD/$1.err"; }
-WHOLE=';main;f1;f2;f3;f4;f5;f6;[^;]*read[^;]*;;.*;--;.*;;[^;]*write[^;]*;w6;w5;w4;w3;w2;w1;writer;'
+WHOLE=';main;f1;f2;f3;f4;f5;f6;[^;]*read[^;]*;.*;--;.*;[^;]*write[^;]*;w6;w5;w4;w3;w2;w1;writer;'
 whole() { share "$TMPD/$1" "$WHOLE" '^ow_chain;'; }
 # uwt_of DIR: the table file in DIR of ow_chain (its inode in the header)
 uwt_of() {

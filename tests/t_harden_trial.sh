@@ -113,7 +113,7 @@ else
 fi
 # offwaketime -f's fields: target;user...;"";kernel...;--;waker kernel
 # (leaf first);"";waker user;waker
-if grep -qE '^owfs_child;_start;.*;main;lvl;read;;entry_SYSCALL_64[^;]*;.*;anon_pipe_read;schedule;__schedule;--;[^;]+;.*;;([^;]+;)*owfs [0-9]+$' "$TMPD/fs" &&
+if grep -qE '^owfs_child;_start;.*;main;lvl;read;entry_SYSCALL_64[^;]*;.*;anon_pipe_read;schedule;__schedule;--;[^;]+;.*;([^;]+;)*owfs [0-9]+$' "$TMPD/fs" &&
    ! grep -qE ';;;' "$TMPD/fs"; then
 	pass trial_folded_offwaketime_format
 else
@@ -152,13 +152,13 @@ if attached $CAP; then
 	kill -INT $CAP
 fi
 wait $CAP; st=$?
-if [ $st -eq 0 ] && grep -qE '^sleep;.*nanosleep.*;--;;\[waker not seen\] [0-9]+$' "$TMPD/uw" &&
-   ! grep -qE '^sleep;.*nanosleep.*;--;; [0-9]+$' "$TMPD/uw"; then
+if [ $st -eq 0 ] && grep -qE '^sleep;.*nanosleep.*;--;\[waker not seen\] [0-9]+$' "$TMPD/uw" &&
+   ! grep -qE '^sleep;.*nanosleep.*;--; [0-9]+$' "$TMPD/uw"; then
 	pass trial_unseen_waker_label
 else
 	fail trial_unseen_waker_label "status $st: $(grep -E '^sleep;.*nanosleep' "$TMPD/uw" | sed 's/.*;--;/--;/' | head -c 300) $(head -c 200 "$TMPD/uw.err")"
 fi
-if grep -qE '^sh;.*;--;; [0-9]+$' "$TMPD/uw" && ! grep -qE '^sh;.*\[waker not seen\]' "$TMPD/uw"; then
+if grep -qE '^sh;.*;--; [0-9]+$' "$TMPD/uw" && ! grep -qE '^sh;.*\[waker not seen\]' "$TMPD/uw"; then
 	pass trial_preemption_label_kept
 else
 	fail trial_preemption_label_kept "$(grep -E '^sh;' "$TMPD/uw" | sed 's/.*;--;/--;/' | sort | uniq -c | head -c 300)"

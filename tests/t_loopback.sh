@@ -45,12 +45,12 @@ read -r TS TC < "$TMPD/tcp.pids"
 read -r US UC < "$TMPD/unix.pids"
 read -r OS _ < "$TMPD/timeout.pids"
 
-SRV='^ow_lbs;.*;main;s_wait;recv;;.*;schedule;__schedule;--;'
+SRV='^ow_lbs;.*;main;s_wait;recv;.*;schedule;__schedule;--;'
 # the client's send (its kernel path, then its user frames) as the waker
 SEND='send;c_send;c_loop;main;__libc_start_call_main;__libc_start_main;_start;ow_lbc'
-TCPK="${SRV}[^-]*;net_rx_action;handle_softirqs;[^-]*;tcp_sendmsg;[^-]*;;"
+TCPK="${SRV}[^-]*;net_rx_action;handle_softirqs;[^-]*;tcp_sendmsg;[^-]*;"
 TCPW="$TCPK$SEND"
-UNIXW="${SRV}[^-]*;unix_stream_sendmsg;[^-]*;;$SEND"
+UNIXW="${SRV}[^-]*;unix_stream_sendmsg;[^-]*;$SEND"
 # level 2: the client's nanosleep ended by its timer (a hard interrupt)
 NAP=';--;hrtimer_wakeup;.*;\[hardirq\];[^;]+ [0-9]+$'
 

@@ -36,7 +36,7 @@ counts() {
 	sed -nE 's/.*unwind tables: .*, ([0-9]+) built in .*, ([0-9]+) read back from .* \(([0-9]+) kept there\).*/\1 \2 \3/p' "$TMPD/$1.err"
 }
 # the blocked thread's whole stack, f1..f6 under read, woken by w6..w1
-WHOLE=';main;f1;f2;f3;f4;f5;f6;[^;]*read[^;]*;;.*;--;.*;;[^;]*write[^;]*;w6;w5;w4;w3;w2;w1;writer;'
+WHOLE=';main;f1;f2;f3;f4;f5;f6;[^;]*read[^;]*;.*;--;.*;[^;]*write[^;]*;w6;w5;w4;w3;w2;w1;writer;'
 whole() { share "$TMPD/$1" "$WHOLE" '^ow_chain;'; }
 # the heaviest line of the blocked thread, without its count
 top_line() { grep -a '^ow_chain;' "$TMPD/$1" | sort -t' ' -k2 -n | tail -1 | sed -E 's/ [0-9]+$//'; }

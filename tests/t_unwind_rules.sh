@@ -49,7 +49,7 @@ shares() {
 	awk -v w="$2" -v p="$3" '$0 ~ p { t += $NF; if ($0 ~ w) k += $NF }
 		END { printf "%d %d\n", t, t ? 100 * k / t : -1 }' "$1"
 }
-READ='(__GI___libc_read|__libc_read|read);;'
+READ='(__GI___libc_read|__libc_read|read);'
 START='^[^;]*;_start;__libc_start_main[^;]*;__libc_start_call_main;main;'
 
 # 1. the main thread's read, in the IFUNC's resolver, in ld.so

@@ -66,7 +66,7 @@ kill $CH 2> /dev/null
 wait $CH 2> /dev/null
 read -r files procs < <(tables two)
 pct=$(awk '/;ow_chainw [0-9]+$/ { t += $NF
-	if ($0 ~ /;;(__GI___libc_write|__libc_write|__write|write);w6;w5;w4;w3;w2;w1;writer;main;__libc_start_call_main;__libc_start_main[^;]*;_start;ow_chainw [0-9]+$/) k += $NF }
+	if ($0 ~ /;(__GI___libc_write|__libc_write|__write|write);w6;w5;w4;w3;w2;w1;writer;main;__libc_start_call_main;__libc_start_main[^;]*;_start;ow_chainw [0-9]+$/) k += $NF }
 	END { printf "%d\n", t ? 100 * k / t : -1 }' "$TMPD/two")
 if [ $st -eq 0 ] && [ "${procs:-x}" = 2 ] && [ "$pct" -ge 90 ]; then
 	pass "unwind_scope_waker_tables ($pct% of ow_chainw's wakeups whole, $procs processes)"

@@ -245,14 +245,25 @@ static void add_thread(struct line *l, const char *name, uint32_t tid)
 	l->f[l->n - 1].tid = tid;
 }
 
-/* A waker's part of a line: --;kernel (leaf first);delim;user;ctx;name */
+/*
+ * -d's "-" between a stack's user and kernel frames.  Without -d there is
+ * no frame there (offwaketime -f prints none: no empty field, no blank
+ * bar in the graph).
+ */
+static void add_delim(struct line *l, bool delimited)
+{
+	if (delimited)
+		add_str(l, "-", OW_PF_DELIM);
+}
+
+/* A waker's part of a line: --;kernel (leaf first);[-;]user;ctx;name */
 static void add_waker(struct line *l, const struct symstack *kstk,
-		      const struct symstack *ustk, const char *delim,
+		      const struct symstack *ustk, bool delimited,
 		      const char *ctx, const char *name, uint32_t tid)
 {
 	add_str(l, "--", OW_PF_DIVIDER);
 	add_stack(l, kstk, false, OW_PF_KERNEL);
-	add_str(l, delim, OW_PF_DELIM);
+	add_delim(l, delimited);
 	add_stack(l, ustk, false, OW_PF_NATIVE);
 	if (ctx)
 		add_str(l, ctx, OW_PF_MARKER);
@@ -263,18 +274,16 @@ static void add_waker(struct line *l, const struct symstack *kstk,
 static void line_frames(const struct parts *p, const struct ow_key *k,
 			bool delimited, struct line *l)
 {
-	const char *delim = delimited ? "-" : "";
-
 	l->n = 0;
 	add_thread(l, p->target, k->t_pid);
 	add_stack(l, p->stk[KS_T_USER], true, OW_PF_NATIVE);
-	add_str(l, delim, OW_PF_DELIM);
+	add_delim(l, delimited);
 	add_stack(l, p->stk[KS_T_KERNEL], true, OW_PF_KERNEL);
-	add_waker(l, p->stk[KS_W_KERNEL], p->stk[KS_W_USER], delim, p->wctx,
+	add_waker(l, p->stk[KS_W_KERNEL], p->stk[KS_W_USER], delimited, p->wctx,
 		  p->waker, k->w_pid);
 	for (int i = 0; i < p->nup; i++)	/* who woke the level below */
 		add_waker(l, p->up[i].stk[LS_KERNEL], p->up[i].stk[LS_USER],
-			  delim, p->up[i].ctx, p->up[i].name, p->up[i].pid);
+			  delimited, p->up[i].ctx, p->up[i].name, p->up[i].pid);
 }
 
 static const char *stack_kind(const struct capture_cfg *o)
@@ -420,7 +429,7 @@ static int capture_foreach(const struct ow_profile *prof, ow_sample_fn fn, void 
 	for (size_t i = 0; !r && i < n; i++) {
 		const struct agg_entry *e = cs->sorted ? cs->sorted[i].e : &cs->c->agg.ent[i];
 		uint64_t us = cs->sorted ? cs->sorted[i].us : e->ns / 1000;
-		struct ow_sample smp = { fr, 0, lab, 0, fg_count_of(us), 0 };
+		struct ow_sample smp = { fr, 0, lab, 0, fg_count_of(us), 0, NULL, 0 };
 		struct parts p;
 
 		entry_parts(&cs->c->fo, e, &p, cs->o->group);

@@ -3,9 +3,11 @@
  * export_text.c - the text writer (writers.c's "text" row, --text):
  * offwaketime's multi-line format, read off a sample's typed frames.  A
  * sample's frames are, root first, the target's part (its name, user
- * frames, a delimiter, kernel frames), then per waker level a divider and
- * the waker's part (kernel frames leaf first, a delimiter, user frames,
- * its [hardirq]/[softirq] marker, its name).  Printed: the levels above
+ * frames, -d's delimiter, kernel frames), then per waker level a divider
+ * and the waker's part (kernel frames leaf first, -d's delimiter, user
+ * frames, its [hardirq]/[softirq] marker, its name).  User and kernel
+ * frames are told apart by their kind, the delimiter being there only
+ * with -d.  Printed: the levels above
  * the waker, the furthest first ("waker N:"), then the waker ("waker:"),
  * each with its stack root first and ending in "--", then the target's
  * stack leaf first, its name, and the value.  A block with no waker says
@@ -37,7 +39,7 @@ static void frames(FILE *out, const struct ow_frame *f, size_t from, size_t to, 
 	}
 }
 
-/* The part [from, to) of a sample: where its delimiter and name are. */
+/* The first frame of [from, to) of kind k (or to). */
 static size_t find(const struct ow_frame *f, size_t from, size_t to, enum ow_pf_kind k)
 {
 	while (from < to && f[from].kind != k)
@@ -45,10 +47,30 @@ static size_t find(const struct ow_frame *f, size_t from, size_t to, enum ow_pf_
 	return from;
 }
 
+/* The first frame of [from, to) that is (kernel true) or is not a kernel
+ * frame, or -d's delimiter. */
+static size_t edge(const struct ow_frame *f, size_t from, size_t to, bool kernel)
+{
+	while (from < to && f[from].kind != OW_PF_DELIM &&
+	       (f[from].kind == OW_PF_KERNEL) != kernel)
+		from++;
+	return from;
+}
+
+/* d, or past it when it is -d's delimiter (printed as "-"). */
+static size_t past_delim(FILE *out, const struct ow_frame *f, size_t d, size_t to)
+{
+	if (d < to && f[d].kind == OW_PF_DELIM) {
+		fputs("    -\n", out);
+		return d + 1;
+	}
+	return d;
+}
+
 static void waker(FILE *out, const struct ow_frame *f, size_t from, size_t to, int level)
 {
-	size_t d = find(f, from, to, OW_PF_DELIM), t = find(f, d, to, OW_PF_THREAD);
-	size_t m = find(f, d, t, OW_PF_MARKER);
+	size_t d = edge(f, from, to, false), t = find(f, d, to, OW_PF_THREAD);
+	size_t m = find(f, d, t, OW_PF_MARKER), u = d < t && f[d].kind == OW_PF_DELIM ? d + 1 : d;
 	char label[24];
 
 	if (level > 1)
@@ -67,9 +89,8 @@ static void waker(FILE *out, const struct ow_frame *f, size_t from, size_t to, i
 		fprintf(out, "    %-16s %.*s %u\n", label, (int)f[t].len, f[t].name, f[t].tid);
 	if (m < t)
 		fprintf(out, "    %.*s\n", (int)f[m].len, f[m].name);
-	frames(out, f, d + 1, m, true);		/* user, root first */
-	if (d < to && f[d].len)
-		fputs("    -\n", out);
+	frames(out, f, u, m, true);		/* user, root first */
+	past_delim(out, f, d, u);
 	frames(out, f, from, d, true);		/* kernel, root first */
 	fprintf(out, "    %-16s %s\n", "--", "--");
 }
@@ -78,7 +99,7 @@ static int text_entry(void *ctx, const struct ow_sample *smp)
 {
 	FILE *out = ctx;
 	const struct ow_frame *f = smp->frames;
-	size_t n = smp->nframes, div[16], nd = 0, d;
+	size_t n = smp->nframes, div[16], nd = 0, d, u;
 	int64_t v = 0;
 
 	for (size_t i = 0; i < n && nd < 16; i++)
@@ -87,12 +108,12 @@ static int text_entry(void *ctx, const struct ow_sample *smp)
 	for (size_t l = nd; l-- > 0;)	/* the furthest level first */
 		waker(out, f, div[l] + 1, l + 1 < nd ? div[l + 1] : n, l + 1);
 	n = nd ? div[0] : n;
-	d = find(f, 0, n, OW_PF_DELIM);
-	frames(out, f, d < n ? d + 1 : n, n, true);	/* kernel, leaf first */
-	if (d < n && f[d].len)
-		fputs("    -\n", out);
-	frames(out, f, n && f[0].kind == OW_PF_THREAD, d, true);	/* user */
-	if (n && f[0].kind == OW_PF_THREAD)
+	u = n && f[0].kind == OW_PF_THREAD;	/* the first user frame */
+	d = edge(f, u, n, true);
+	frames(out, f, d < n && f[d].kind == OW_PF_DELIM ? d + 1 : d, n, true);	/* kernel, leaf first */
+	past_delim(out, f, d, n);
+	frames(out, f, u, d, true);	/* user */
+	if (u)
 		fprintf(out, "    %-16s %.*s %u\n", "target:", (int)f[0].len, f[0].name,
 			f[0].tid);
 	fg_count_int64(smp->value, &v);

@@ -93,7 +93,7 @@ static int stack_sample(void *ctx, const char *const *frames, const size_t *lens
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		w->fr[i] = (struct ow_frame){ frames[i], lens[i], OW_PF_NAME, NULL, 0, 0, NULL };
-	return w->fn(w->ctx, &(struct ow_sample){ w->fr, n, NULL, 0, count, 0 });
+	return w->fn(w->ctx, &(struct ow_sample){ w->fr, n, NULL, 0, count, 0, NULL, 0 });
 }
 
 static int stacks_foreach(const struct ow_profile *p, ow_sample_fn fn, void *ctx)

@@ -143,12 +143,6 @@ static bool same_frame(const struct live_node *n, const struct ow_frame *f)
 	       !memcmp(n->name, f->name, f->len);
 }
 
-/* Frames that are no node: the empty delimiter. */
-static bool skipped(const struct ow_frame *f)
-{
-	return f->kind == OW_PF_DELIM && !f->len;
-}
-
 /* Append x to the growing array *v of *n (room for *cap): in the arena
  * (a node's children: freed with it, the old array left there) or
  * malloc'd (arena NULL). */
@@ -263,8 +257,6 @@ static struct live_node *leaf_of(struct live_tree *t, const struct ow_sample *s)
 	for (size_t i = 0; i < s->nframes; i++) {
 		uint64_t h;
 
-		if (skipped(&s->frames[i]))
-			continue;
 		h = frame_hash(&s->frames[i]);
 		a = ow_hash_mix(a ^ h, 0x452821e638d01377ULL);
 		b = ow_hash_mix(b + h, 0xbe5466cf34e90c6cULL + used++);
@@ -277,8 +269,7 @@ static struct live_node *leaf_of(struct live_tree *t, const struct ow_sample *s)
 		return n;
 	n = &t->root;
 	for (size_t i = 0; i < s->nframes && n; i++)
-		if (!skipped(&s->frames[i]))
-			n = kid(t, n, &s->frames[i], frame_hash(&s->frames[i]));
+		n = kid(t, n, &s->frames[i], frame_hash(&s->frames[i]));
 	if (!n)
 		return NULL;
 	if (htab_put(&t->leaves, a, b, n))

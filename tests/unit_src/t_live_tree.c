@@ -33,7 +33,7 @@ static int lines_foreach(const struct ow_profile *p, ow_sample_fn fn, void *ctx)
 	for (size_t i = 0; i < l->n; i++) {
 		struct ow_frame f[MAXF];
 		const char *s = l->v[i], *sp = strrchr(s, ' ');
-		struct ow_sample smp = { f, 0, NULL, 0, fg_count_of(strtoull(sp + 1, NULL, 10)), 0 };
+		struct ow_sample smp = { f, 0, NULL, 0, fg_count_of(strtoull(sp + 1, NULL, 10)), 0, NULL, 0 };
 		int r;
 
 		for (const char *a = s; a <= sp && smp.nframes < MAXF;) {
@@ -45,7 +45,7 @@ static int lines_foreach(const struct ow_profile *p, ow_sample_fn fn, void *ctx)
 				k = OW_PF_THREAD;
 			else if (len == 2 && !memcmp(a, "--", 2))
 				k = OW_PF_DIVIDER;
-			else if (!len)
+			else if (len == 1 && *a == '-')
 				k = OW_PF_DELIM;
 			f[smp.nframes++] = (struct ow_frame){ .name = a, .len = len, .kind = k };
 			if (!e)
@@ -82,9 +82,9 @@ static struct live_node *find(struct live_tree *t, const char *const *path)
 	return n;
 }
 
-#define A "ow_alt;main;wait_a;read;;pipe_read;schedule;--;pipe_write;;write;wake_a;ow_waker"
-#define B "ow_alt;main;wait_b;read;;pipe_read;schedule;--;pipe_write;;write;wake_b;ow_waker"
-#define W "ow_waker;main;nap;;hrtimer;schedule;--;hrtimer_wakeup;[hardirq];swapper/0"
+#define A "ow_alt;main;wait_a;read;pipe_read;schedule;--;pipe_write;write;wake_a;ow_waker"
+#define B "ow_alt;main;wait_b;read;pipe_read;schedule;--;pipe_write;write;wake_b;ow_waker"
+#define W "ow_waker;main;nap;hrtimer;schedule;--;hrtimer_wakeup;[hardirq];swapper/0"
 
 static void test_totals_interval(void)
 {
@@ -128,12 +128,12 @@ static void test_totals_interval(void)
 	live_tree_free(t);
 }
 
-/* Two samples of one stack (keys that differ only in pids) sum; empty
- * delimiters are no rows, "-" ones are. */
+/* Two samples of one stack (keys that differ only in pids) sum; -d's "-"
+ * is a row of its own. */
 static void test_same_stack(void)
 {
 	struct live_tree *t = live_tree_new();
-	const char *u[] = { "x;f;;k 10", "x;f;;k 15", "y;f;-;k 3" };
+	const char *u[] = { "x;f;k 10", "x;f;k 15", "y;f;-;k 3" };
 	const char *pk[] = { "x", "f", "k", NULL };
 	const char *pd[] = { "y", "f", "-", "k", NULL };
 	struct live_node *k, *d;

@@ -81,6 +81,7 @@
 #include "offwake.h"
 #include "unwind_native.bpf.h"
 #include "unwind_python.bpf.h"
+#include "unwind_test.bpf.h"
 #include "kstack_cache.bpf.h"
 #include "ustack_cache.bpf.h"
 #include "cgroup_filter.bpf.h"
@@ -529,6 +530,19 @@ static __always_inline __u64 user_cached(__u32 side, __u64 *held)
 	return 0;
 }
 
+/* The walk slot of tgid's interpreter, whose frames come after the native
+ * ones: OW_WALK_PYTHON, OW_WALK_TEST, or 0 (none; OW_WALK_USTACK is no
+ * interpreter's).  A new interpreter's walker is a line here, its slot, its
+ * WALK_PROGS program and its rows in walks.c. */
+static __always_inline __u32 interp_slot(__u32 tgid)
+{
+	if (python_mode && py_maybe(tgid))
+		return OW_WALK_PYTHON;
+	if (test_walk_of(tgid))
+		return OW_WALK_TEST;
+	return 0;
+}
+
 /* (pheld: the trigger asked user_cached() already: what it had) */
 static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 				       __u32 side, void *walks,
@@ -539,6 +553,7 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 	long len;
 	__u64 held = 0, ref, id = bpf_get_current_pid_tgid();
 	struct kc_entry *kheld = 0;
+	__u32 slot;
 
 	if ((flags & BPF_F_USER_STACK) && btf) {
 		if (pheld)
@@ -562,20 +577,23 @@ static __always_inline __u64 get_stack(void *ctx, __u64 flags, bool btf,
 		return -len;
 	}
 	nr = native = (__u64)len / sizeof(__u64);
-	/* the Python frames after the native ones (unwind_python.bpf.h): in
-	 * a walk's program of their own (walks: see walk_user()), else
-	 * here (the raw_tp programs) */
-	if ((flags & BPF_F_USER_STACK) && python_mode && py_maybe(id >> 32)) {
+	/* an interpreter's frames after the native ones (interp_slot()): by
+	 * its walk's program (walks: see walk_user()), else here (CPython's
+	 * on the raw_tp programs) */
+	if ((flags & BPF_F_USER_STACK) && (slot = interp_slot(id >> 32))) {
 		if (walks) {
 			struct walk_state *ws = bpf_map_lookup_elem(&walkst, &zero);
 
 			if (ws) {
 				ws->held = held;
 				ws->native = native;
-				bpf_tail_call(ctx, walks, OW_WALK_PYTHON);
+				bpf_tail_call(ctx, walks, slot);
 			}
-			count(&py_stats, OW_PY_NOT_LOADED);
-		} else {
+			if (slot == OW_WALK_PYTHON)
+				count(&py_stats, OW_PY_NOT_LOADED);
+			else
+				count(&losses, OW_LOSS_WALK_PROG);
+		} else if (slot == OW_WALK_PYTHON) {
 			nr = py_append(st, nr);
 		}
 	}
@@ -1493,8 +1511,9 @@ static __always_inline void walk_ustack(void *ctx, int trig,
 	walk_done(ti, trig);
 }
 
-static __always_inline void walk_python(void *ctx, int trig,
-					struct task_struct *p)
+/* An interpreter's walk (slot: a constant), after the native one. */
+static __always_inline void walk_interp(void *ctx, int trig,
+					struct task_struct *p, __u32 slot)
 {
 	struct ow_task *ti = walk_dest(trig, p);
 	__u32 zero = 0, nr;
@@ -1503,31 +1522,34 @@ static __always_inline void walk_python(void *ctx, int trig,
 
 	if (!ti || !ws || !st)
 		return;
-	nr = py_append(st, ws->native);
+	nr = slot == OW_WALK_PYTHON ? py_append(st, ws->native) :
+				      test_append(st, ws->native);
 	walk_store(ti, trig, true,
 		   stack_finish(st, BPF_F_USER_STACK, true, WALK_SIDE(trig), nr,
 				ws->native, ws->held, 0));
 	walk_done(ti, trig);
 }
 
-/* Each walk for each trigger: NAME_TRIGGER, of the trigger's hook. */
-#define WALK_PROGS(trig, name, hook, proto, p)				\
+/* Each walk for each trigger: NAME_TRIGGER, of the trigger's hook (the
+ * arguments, its prototype, last: it holds commas). */
+#define WALK_PROG(prog, hook, call, ...)				\
 	SEC("tp_btf/" hook)						\
-	int BPF_PROG(walk_ustack_##name, proto)				\
+	int BPF_PROG(prog, __VA_ARGS__)					\
 	{								\
-		walk_ustack(ctx, trig, p);				\
-		return 0;						\
-	}								\
-	SEC("tp_btf/" hook)						\
-	int BPF_PROG(walk_python_##name, proto)				\
-	{								\
-		walk_python(ctx, trig, p);				\
+		call;							\
 		return 0;						\
 	}
+#define WALK_PROGS(trig, name, hook, p, ...)				\
+	WALK_PROG(walk_ustack_##name, hook, walk_ustack(ctx, trig, p),	\
+		  __VA_ARGS__)						\
+	WALK_PROG(walk_python_##name, hook,				\
+		  walk_interp(ctx, trig, p, OW_WALK_PYTHON), __VA_ARGS__)	\
+	WALK_PROG(walk_test_##name, hook,				\
+		  walk_interp(ctx, trig, p, OW_WALK_TEST), __VA_ARGS__)
 #define SWITCH_ARGS	bool preempt, struct task_struct *prev, struct task_struct *next
-WALK_PROGS(TRIG_SWITCH, switch, "sched_switch", SWITCH_ARGS, 0)
-WALK_PROGS(TRIG_END, end, "sched_exit_tp", bool is_switch, 0)
-WALK_PROGS(TRIG_WAKING, waking, "sched_waking", struct task_struct *wakee, wakee)
+WALK_PROGS(TRIG_SWITCH, switch, "sched_switch", 0, SWITCH_ARGS)
+WALK_PROGS(TRIG_END, end, "sched_exit_tp", 0, bool is_switch)
+WALK_PROGS(TRIG_WAKING, waking, "sched_waking", wakee, struct task_struct *wakee)
 
 /* --- the triggers -------------------------------------------------- */
 

@@ -202,8 +202,11 @@ enum ow_marker {
 enum ow_walk_slot {
 	OW_WALK_USTACK,		/* the native user stack, then an interpreter's */
 	OW_WALK_PYTHON,		/* CPython's frames (unwind_python.bpf.h) */
+	OW_WALK_TEST,		/* the test-only unwinder's (unwind_test.bpf.h) */
 	OW_WALK_SLOTS,
 };
+/* The frame value the test-only walker appends (OW_FRAME_INTERP). */
+#define OW_TEST_FRAME	0x7e57
 
 struct ow_stack {
 	__u32 type;		/* OW_EV_STACK */

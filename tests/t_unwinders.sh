@@ -3,7 +3,9 @@
 # t_unwinders.sh - a new unwinder is one file plus its row in the
 # unwinders' table: build/tests_src/offwake-svg-xu is offwake-svg with
 # tests/unit_src/unwind_test.c and src/unwind/unwinders.c's
-# OW_TEST_UNWINDER row, nothing else.  As root with BTF, a capture with
+# OW_TEST_UNWINDER row, nothing else (its kernel half, in every object, is
+# bpf/unwind_test.bpf.h's walker and its rows in walks.c's table, loaded
+# only when the row asks).  As root with BTF, a capture with
 # it calls the row's lifecycle (start with -- CMD's process, process
 # events, table passes, sweeps, stitching each user stack, finish), prints
 # its summary line after the native one and frees it last, with the same
@@ -27,7 +29,8 @@ bad=$(grep -lE '\b(cfi|uw_defer|py_procs|py_names|py_stitch)_[a-z_]*\(' "$TOP"/s
 can_capture unwinders_extra_capture || exit 0
 for bin in "$XU" "$OFFWAKE"; do
 	t=$(basename "$bin")
-	timeout 60 "$bin" -f -- sh -c 'sleep 1.2; sh -c "sleep 0.1"' \
+	timeout 60 "$bin" -f -- sh -c \
+		'for i in 1 2 3 4 5 6; do sleep 0.2; done; sh -c "sleep 0.1"' \
 		> "$TMPD/$t.out" 2> "$TMPD/$t.err"
 	echo $? > "$TMPD/$t.st"
 done
@@ -52,7 +55,23 @@ if grep -q '^sleep;.*clock_nanosleep;.*;schedule;__schedule' "$TMPD/offwake-svg-
 else
 	fail unwinders_extra_stacks "$(head -c 300 "$TMPD/offwake-svg-xu.out")"
 fi
-# without its row, nothing of it
+# its kernel half: loaded late for the -- CMD's process, whose user
+# stacks (blocked, or waking another) then end in its frame, named by its
+# row; no other process's
+if grep -q '^offwake-svg: test unwinder: walker loaded for [1-9]' "$TMPD/offwake-svg-xu.err" &&
+   grep -qE '^sh;\[test-walker\];.*;schedule;' "$TMPD/offwake-svg-xu.out" &&
+   [ "$(grep -o 'test-walker' "$TMPD/offwake-svg-xu.out" | wc -l)" = \
+     "$(grep -oE '^sh;\[test-walker\];|;\[test-walker\];sh[ ;]' "$TMPD/offwake-svg-xu.out" | wc -l)" ]; then
+	pass unwinders_extra_bpf_walker
+else
+	fail unwinders_extra_bpf_walker "$(grep 'test unwinder: walker' "$TMPD/offwake-svg-xu.err"): $(grep -c 'test-walker' "$TMPD/offwake-svg-xu.out") stacks with its frame"
+fi
+# without its row, nothing of it (nor its walker's frame)
+if ! grep -q 'test-walker' "$TMPD/offwake-svg.out"; then
+	pass unwinders_extra_walker_not_loaded
+else
+	fail unwinders_extra_walker_not_loaded "$(grep -m2 'test-walker' "$TMPD/offwake-svg.out" | head -c 300)"
+fi
 if [ "$(cat "$TMPD/offwake-svg.st")" = 0 ] && ! grep -q 'test unwinder' "$TMPD/offwake-svg.err" &&
 	grep -q '^offwake-svg: user stacks of blocked threads' "$TMPD/offwake-svg.err"; then
 	pass unwinders_extra_not_in_release

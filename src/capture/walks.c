@@ -25,10 +25,13 @@ static const struct walk_row {
 } walk_rows[] = {
 	{ "walk_ustack_switch", "walks_switch", OW_WALK_USTACK },
 	{ "walk_python_switch", "walks_switch", OW_WALK_PYTHON },
+	{ "walk_test_switch", "walks_switch", OW_WALK_TEST },
 	{ "walk_ustack_end", "walks_end", OW_WALK_USTACK },
 	{ "walk_python_end", "walks_end", OW_WALK_PYTHON },
+	{ "walk_test_end", "walks_end", OW_WALK_TEST },
 	{ "walk_ustack_waking", "walks_waking", OW_WALK_USTACK },
 	{ "walk_python_waking", "walks_waking", OW_WALK_PYTHON },
+	{ "walk_test_waking", "walks_waking", OW_WALK_TEST },
 };
 #define NWALKS	(sizeof(walk_rows) / sizeof(*walk_rows))
 
@@ -41,10 +44,11 @@ static const struct {
 	{ "walks_waking", "waking_btf" },
 };
 
-/* Slots loaded late, not with the capture. */
+/* Slots loaded late, not with the capture: every interpreter's, when an
+ * unwinder row first needs it (ow_uw_host.load_walks). */
 static bool late_slot(enum ow_walk_slot slot)
 {
-	return slot == OW_WALK_PYTHON;
+	return slot != OW_WALK_USTACK;
 }
 
 struct walks_late {

@@ -19,12 +19,15 @@ extern const struct ow_unwinder ow_unwinder_python;
 extern const struct ow_unwinder ow_unwinder_test;
 #endif
 
+/* In the order they are called; an interpreter frame is the first
+ * naming row's (python's names every one of them: rows that name only
+ * their own go before it). */
 const struct ow_unwinder *const ow_unwinders[] = {
 	&ow_unwinder_native,
-	&ow_unwinder_python,
 #ifdef OW_TEST_UNWINDER
 	&ow_unwinder_test,
 #endif
+	&ow_unwinder_python,
 };
 const size_t ow_nunwinders = sizeof(ow_unwinders) / sizeof(ow_unwinders[0]);
 

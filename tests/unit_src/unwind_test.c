@@ -3,16 +3,24 @@
  * unwind_test.c - an unwinder that exists for tests/t_unwinders.sh only:
  * the proof that a new unwinder is one file plus its row in the
  * unwinders' table (src/unwind/unwinders.c's OW_TEST_UNWINDER row; the
- * Makefile builds build/tests_src/offwake-svg-xu with both).  It walks
- * nothing: it counts the calls of its lifecycle, says them in its summary
- * line, and says when it is freed.
+ * Makefile builds build/tests_src/offwake-svg-xu with both).  It counts
+ * the calls of its lifecycle, says them in its summary line, and says
+ * when it is freed.  Its kernel half (bpf/unwind_test.bpf.h, slot
+ * OW_WALK_TEST) is loaded by its start, late, as an interpreter's walker
+ * is: the first -p/-- CMD process's user stacks then end in one frame of
+ * its own, OW_TEST_FRAME, which it names TEST_FRAME_NAME.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include "unwind/unwinder.h"
 #include "common/util.h"
 
+#define TEST_FRAME_NAME	"[test-walker]"
+
 struct counts {
 	size_t tgids;			/* -p/-t processes at the start */
+	uint32_t tgid;			/* the process its walker claims */
+	int walks;			/* load_walks()'s answer, -1: not asked */
 	uint64_t events[OW_EV_PYSTACK + 1];	/* by type */
 	uint64_t records, tables, sweeps, stitched, names, finished;
 };
@@ -24,6 +32,16 @@ static int test_start(const struct ow_uw_host *h, void **state)
 	if (!n)
 		return -1;
 	n->tgids = h->ntgids;
+	n->walks = -1;
+	if (h->ntgids && h->tgids[0] && h->load_walks) {
+		volatile __u32 *claim = ow_uw_global(h, "test_walk_tgid");
+
+		n->walks = claim ? h->load_walks(h->ctx, OW_WALK_TEST) : ENOENT;
+		if (!n->walks) {
+			n->tgid = h->tgids[0];
+			*claim = n->tgid;
+		}
+	}
 	*state = n;
 	return 0;
 }
@@ -59,8 +77,11 @@ static void test_finish(void *state)
 
 static const char *test_frame_name(void *state, uint32_t tgid, uint64_t value)
 {
-	((struct counts *)state)->names++;
-	return NULL;	/* none of its own */
+	struct counts *n = state;
+
+	n->names++;
+	return n->tgid && tgid == n->tgid && value == OW_TEST_FRAME ?
+	       TEST_FRAME_NAME : NULL;
 }
 
 static uint32_t test_stitch(void *state, const uint64_t *ips, uint32_t nr,
@@ -81,6 +102,8 @@ static void test_summary(void *state, const struct ow_uw_host *h)
 {
 	const struct counts *n = state;
 
+	fprintf(stderr, OW_PROG ": test unwinder: walker %s for %u\n",
+		n->walks ? "not loaded" : "loaded", n->tgid);
 	fprintf(stderr, OW_PROG ": test unwinder: started with %zu processes; events: %llu seen, %llu exec, %llu fork, %llu tables; %llu records, %llu table passes, %llu sweeps, %llu stacks stitched, %llu names asked, finished %llu\n",
 		n->tgids, (unsigned long long)n->events[OW_EV_SEEN],
 		(unsigned long long)n->events[OW_EV_EXEC],

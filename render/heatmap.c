@@ -11,6 +11,7 @@
 #include "stacks.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,10 +75,11 @@ static double grid_y(const struct fg_heat *h)
 	return h->top + h->fontsize * 1.5;
 }
 
-/* white for nothing, from a light tint to dark red (140,0,0) at the max */
+/* white for nothing, from a light tint to dark red (140,0,0) at the max,
+ * on a square-root scale (a cell of 1/16 of the max is a quarter dark) */
 static void cell_fill(uint64_t ns, uint64_t max, char *buf, size_t size)
 {
-	double t = max ? (double)ns / (double)max : 0;
+	double t = max ? sqrt((double)ns / (double)max) : 0;
 	snprintf(buf, size, "rgb(%d,%d,%d)", (int)(255 - 115 * t + 0.5),
 		 (int)(235 * (1 - t) + 0.5), (int)(235 * (1 - t) + 0.5));
 }

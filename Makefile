@@ -34,6 +34,7 @@ RENDER_SRC := $(wildcard render/*.c)
 BASE_SRC   := $(wildcard render/base/*.c)
 BASE_HDR   := $(wildcard render/base/*.h)
 RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js.o \
+	      $(OUT)/render/heatmap_js.o \
 	      $(OUT)/render/palettes_data.o $(BASE_SRC:render/base/%.c=$(OUT)/render/base/%.o)
 SRC        := $(wildcard src/*.c src/*/*.c)
 # pprof's message: C generated from our profile.proto by protoc-c
@@ -71,9 +72,13 @@ $(OUT)/render/base/%.o: render/base/%.c $(BASE_HDR) | $(OUT)/render/base
 # Our JavaScript and the palette data are embedded at build time.
 $(OUT)/render/script_js.c: render/script.js tests/embed.sh | $(OUT)/render
 	sh tests/embed.sh fg_script_js $< > $@
+$(OUT)/render/heatmap_js.c: render/heatmap.js tests/embed.sh | $(OUT)/render
+	sh tests/embed.sh fg_heatmap_js $< > $@
 $(OUT)/render/palettes_data.c: $(wildcard palettes/*) tests/embed.sh | $(OUT)/render
 	sh tests/embed.sh --table fg_palette_files $(sort $(wildcard palettes/*.rules palettes/*.pal)) > $@
 $(OUT)/render/script_js.o: $(OUT)/render/script_js.c
+	$(CC) $(CFLAGS) -c $< -o $@
+$(OUT)/render/heatmap_js.o: $(OUT)/render/heatmap_js.c
 	$(CC) $(CFLAGS) -c $< -o $@
 $(OUT)/render/palettes_data.o: $(OUT)/render/palettes_data.c
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -137,7 +142,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
-	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree \
+	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree $(OUT)/tests/t_svg_events \
 	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/offwake-svg-xu \
 	  $(OUT)/tests_src/usymname
 
@@ -192,6 +197,16 @@ $(OUT)/tests/t_live_tree: tests/unit_src/t_live_tree.c tests/unit_src/check.h \
 $(OUT)/tests_src/live_bench: tests/bench/live_bench.c $(LIVE_TREE_OBJ) $(OUT)/librender.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(LIVE_TREE_OBJ) $(OUT)/librender.a \
+		$(LDLIBS_RENDER)
+
+# The SVG writer fed a profile with events made in memory
+# (tests/unit_src/t_svg_events.c; tests/t_heatmap.sh opens its SVG).
+SVG_EVENTS_OBJ := $(addprefix $(OUT)/src/,export/export_svg.o export/profile.o \
+	export/export_info.o common/util.o)
+$(OUT)/tests/t_svg_events: tests/unit_src/t_svg_events.c tests/unit_src/check.h \
+		$(SVG_EVENTS_OBJ) $(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(SVG_EVENTS_OBJ) $(OUT)/librender.a \
 		$(LDLIBS_RENDER)
 
 # Go function tables of each layout made in memory (src/symbols/gopclntab.c).

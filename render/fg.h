@@ -237,4 +237,39 @@ int fg_stacks_foreach(struct fg_stacks *s, fg_stack_fn fn, void *ctx);
  */
 int fg_render(const struct fg_options *o, struct fg_stacks *s, FILE *out);
 
+/* ---- events: long blocks in time (the heat map) ----------------------- */
+
+/*
+ * An event set: for some stacks of the set, the long blocks they stand
+ * for, in time.  Given to fg_render_events(), it makes the SVG show a
+ * FlameScope-style heat map above the flame graph (columns: the seconds
+ * of the capture; rows: the offset within the second; colour: the blocked
+ * time of the blocks starting there), and its script draws the flame
+ * graph of the blocks of a range selected on it (`?t=START,END` in the
+ * URL, seconds from the capture's start).
+ */
+struct fg_events;
+struct fg_event {
+	uint64_t start_ns;	/* from the capture's start */
+	uint64_t dur_ns;
+};
+/* length_ns: the capture's length; ns_per_count: what one count of the
+ * stack set is in ns (1000 for microseconds), for the range graphs. */
+struct fg_events *fg_events_new(uint64_t length_ns, uint64_t ns_per_count);
+void fg_events_free(struct fg_events *e);
+/* One stack (frames[0] root-most, as fg_stacks_add()) and its blocks.
+ * Returns 0, or -1 with errno (EINVAL: a name holds ';' or '\n'). */
+int fg_events_add(struct fg_events *e, const char *const *frames, const size_t *lens,
+		  size_t nframes, const struct fg_event *ev, size_t nev);
+size_t fg_events_count(const struct fg_events *e);
+/* At most this many blocks go into the SVG as they are; beyond, the
+ * blocks of a stack are summed per cell of the map (the map stays exact),
+ * and beyond that again the rest is left out of the range graphs (the
+ * page says how much). */
+#define FG_EVENTS_EMBED 200000
+
+/* fg_render() with an event set (NULL or empty: exactly fg_render()). */
+int fg_render_events(const struct fg_options *o, struct fg_stacks *s,
+		     const struct fg_events *e, FILE *out);
+
 #endif

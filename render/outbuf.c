@@ -4,6 +4,7 @@
  * XML escaping that keeps the document well-formed whatever the input.
  */
 #include "outbuf.h"
+#include "utf8.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -347,3 +348,23 @@ void ob_write_items(struct outbuf *o, size_t n, ob_item_fn fn, void *ctx)
 	free(it.mem[0].buf);
 	free(it.mem[1].buf);
 }
+
+void ob_json(struct outbuf *ob, const char *s, size_t len)
+{
+	ob_puts(ob, "\"");
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		i += utf8_decode(s + i, len - i, &cp);
+		if (cp == '"' || cp == '\\')
+			ob_printf(ob, "\\%c", (char)cp);
+		else if (cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&')
+			ob_write(ob, &(char){ (char)cp }, 1);
+		else if (cp < 0x10000)
+			ob_printf(ob, "\\u%04x", cp == 0xFFFE || cp == 0xFFFF ? 0xFFFD : cp);
+		else
+			ob_printf(ob, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10),
+				  0xDC00 + ((cp - 0x10000) & 0x3FF));
+	}
+	ob_puts(ob, "\"");
+}
+

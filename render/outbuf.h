@@ -89,6 +89,10 @@ enum ob_escape {
  * (control characters, U+FFFE, U+FFFF) become U+FFFD.  Valid UTF-8 assumed.
  */
 void ob_escape(struct outbuf *o, const char *s, size_t len, enum ob_escape how);
+/* s (len bytes of UTF-8, invalid bytes as U+FFFD) as a JSON string for
+ * the script: ASCII only (every other character as \uXXXX), so that
+ * nothing in it can end a CDATA section or open markup. */
+void ob_json(struct outbuf *o, const char *s, size_t len);
 /* 1 when ob_escape() would write s as it is. */
 int ob_plain(const char *s, size_t len, enum ob_escape how);
 

@@ -5,6 +5,7 @@
  */
 #include "fg.h"
 #include "flow.h"
+#include "heatmap.h"
 #include "nameattr.h"
 #include "outbuf.h"
 #include "palette.h"
@@ -17,6 +18,7 @@
 #include <string.h>
 
 extern const char fg_script_js[];
+extern const char fg_heatmap_js[];
 
 #define XPAD 10
 
@@ -178,6 +180,11 @@ struct ctx {
 	struct fg_attrtab attrs;
 	struct fg_palmap palmap;
 	uint32_t f_dash, f_dashdash;
+	size_t nframes;		/* frames of the set when the tables were made */
+	const struct fg_events *ev;	/* NULL: no heat map */
+	struct fg_heat heat;
+	double mwf;		/* --minwidth's number */
+	int mwpct;		/* and whether it is a percentage */
 };
 
 /* The SVG header: XML declaration, DOCTYPE, <svg>, the two comments. */
@@ -236,28 +243,7 @@ static void fixed_text(struct ctx *c, const char *id, double x, double y, const 
 	ob_puts(&c->ob, "</text>\n");
 }
 
-/* JSON string for the script's configuration: ASCII only (every other
- * character as \uXXXX), so nothing in it can end the CDATA section. */
-static void json_string(struct outbuf *ob, const char *s)
-{
-	size_t len = strlen(s);
-
-	ob_puts(ob, "\"");
-	for (size_t i = 0; i < len;) {
-		uint32_t cp;
-		i += utf8_decode(s + i, len - i, &cp);
-		if (cp == '"' || cp == '\\')
-			ob_printf(ob, "\\%c", (char)cp);
-		else if (cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&')
-			ob_printf(ob, "%c", (char)cp);
-		else if (cp < 0x10000)
-			ob_printf(ob, "\\u%04x", cp == 0xFFFE || cp == 0xFFFF ? 0xFFFD : cp);
-		else
-			ob_printf(ob, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10),
-				  0xDC00 + ((cp - 0x10000) & 0x3FF));
-	}
-	ob_puts(ob, "\"");
-}
+static void write_heat_data(struct ctx *c);
 
 static void write_head(struct ctx *c, const char *bg1, const char *bg2)
 {
@@ -288,7 +274,7 @@ static void write_head(struct ctx *c, const char *bg1, const char *bg2)
 		"</style>\n"
 		"<script type=\"text/ecmascript\">\n<![CDATA[\n"
 		"var fg_config = {\"nametype\":");
-	json_string(ob, o->nametype);
+	ob_json(ob, o->nametype, strlen(o->nametype));
 	ob_puts(ob, ",\"fontsize\":");
 	ob_perlnum(ob, c->fontsize);
 	ob_puts(ob, ",\"fontwidth\":");
@@ -296,6 +282,8 @@ static void write_head(struct ctx *c, const char *bg1, const char *bg2)
 	ob_printf(ob, ",\"xpad\":%d,\"inverted\":%s,\"searchcolor\":\"rgb(230,0,230)\"};\n",
 		  XPAD, o->inverted ? "true" : "false");
 	ob_puts(ob, fg_script_js);
+	if (c->ev)
+		write_heat_data(c);
 	ob_puts(ob, "]]>\n</script>\n");
 }
 
@@ -567,6 +555,61 @@ static void write_frames(struct ctx *c, const uint32_t *order, size_t n)
 	ob_write_items(&c->ob, n, write_item, &j);
 }
 
+/* A frame's fill in the range graphs: the static graph's for the same
+ * name (and for a waker-side frame of the chain palette, that of its
+ * name annotated _[w]), else the palette's. */
+static void event_fill(void *ctx, const char *name, size_t len, int waker, char *buf, size_t size)
+{
+	struct ctx *c = ctx;
+	char *wname = waker ? malloc(len + 4) : NULL;
+	uint32_t id = FG_NONE;
+
+	if (waker && wname) {
+		memcpy(wname, name, len);
+		memcpy(wname + len, "_[w]", 4);
+		name = wname;
+		len += 4;
+	}
+	if (!waker || wname)
+		id = fg_frame_lookup(c->s, name, len);
+	if (id != FG_NONE && id < c->nframes) {
+		struct fg_node nd = { .frame = id };
+		snprintf(buf, size, "%s", frame_fill(c, &nd, buf, size));
+	} else if (len == 2 && !memcmp(name, "--", 2)) {
+		snprintf(buf, size, "rgb(160,160,160)");
+	} else if (len == 1 && *name == '-') {
+		snprintf(buf, size, "rgb(200,200,200)");
+	} else {
+		fg_palette_color(c->pal, c->vmode, name, len, buf, size);
+	}
+	free(wname);
+}
+
+/* `var fg_heat = {...};` and the script that reads it (heatmap.js):
+ * where the graph's frames go, its options, then the map's data. */
+static void write_heat_data(struct ctx *c)
+{
+	const struct fg_options *o = c->o;
+	struct outbuf *ob = &c->ob;
+
+	ob_puts(ob, "var fg_heat = {\"countname\":");
+	ob_json(ob, o->countname, strlen(o->countname));
+	ob_puts(ob, ",\"factor\":");
+	ob_perlnum(ob, pnum_d(c->factor));
+	ob_puts(ob, ",\"minwidth\":");
+	ob_perlnum(ob, c->mwf);
+	ob_printf(ob, ",\"minpct\":%s,\"width\":%lld,\"height\":%lld,\"chain\":%s,\"ybottom\":",
+		  c->mwpct ? "true" : "false", o->width, o->height, c->chain ? "true" : "false");
+	ob_perlnum(ob, c->imageheight - c->ypad2);
+	ob_puts(ob, ",\"ytop\":");
+	ob_perlnum(ob, c->ypad1);
+	ob_puts(ob, ",");
+	if (fg_heat_data(&c->heat, ob, (size_t)o->max_depth, c->chain, event_fill, c))
+		ob->err = ob->err ? ob->err : ENOMEM;
+	ob_puts(ob, "};\n");
+	ob_puts(ob, fg_heatmap_js);
+}
+
 static int write_error_svg(struct ctx *c)
 {
 	const struct fg_options *o = c->o;
@@ -587,6 +630,7 @@ static int setup_tables(struct ctx *c)
 	size_t nf = fg_frame_count(c->s);
 	char err[512];
 
+	c->nframes = nf;
 	c->colour = calloc(nf, sizeof(*c->colour));
 	c->attr = malloc(nf * sizeof(*c->attr));
 	c->palidx = malloc(nf * sizeof(*c->palidx));
@@ -746,6 +790,8 @@ static int render(struct ctx *c)
 	int pct;
 	minwidth_value(o->minwidth, &mwf, &pct);
 	mwt = pct ? c->timemax_d * mwf / 100 : mwf / c->wpt;
+	c->mwf = mwf;
+	c->mwpct = pct;
 
 	if (fg_flow_build(c->s, o->flamechart, c->chain, o->delta_inclusive, mwt, f))
 		return -1;
@@ -759,6 +805,21 @@ static int render(struct ctx *c)
 			depthmax = f->nodes[i].depth;
 	c->ypad1 = c->fontsize * 3;
 	c->ypad2 = c->fontsize * 2 + 10;
+	double heat = 0;
+	if (c->ev) {
+		/* the map goes under the title (and subtitle), the graph below
+		 * it, as deep as the deepest range graph can be */
+		if (fg_heat_init(&c->heat, c->ev, (double)(o->width - 2 * XPAD), (size_t)o->max_depth))
+			return -1;
+		if (c->heat.depth > depthmax)
+			depthmax = c->heat.depth;
+		c->heat.top = c->fontsize * (*o->subtitle ? 5 : 3);
+		c->heat.x = XPAD;
+		c->heat.w = (double)(o->width - 2 * XPAD);
+		c->heat.fontsize = c->fontsize;
+		heat = fg_heat_height(c->fontsize) + (o->inverted && *o->subtitle ? c->fontsize * 2 : 0);
+		c->ypad1 += heat;
+	}
 	c->imageheight = (depthmax + 1.0) * o->height + c->ypad1 + c->ypad2;
 	if (*o->subtitle)
 		c->imageheight += c->fontsize * 2;
@@ -783,6 +844,8 @@ static int render(struct ctx *c)
 	fixed_text(c, "search", W - XPAD - 100, c->fontsize * 2, "", "Search");
 	fixed_text(c, "ignorecase", W - XPAD - 16, c->fontsize * 2, "", "ic");
 	fixed_text(c, "matched", W - XPAD - 100, c->imageheight - c->ypad2 / 2, "", " ");
+	if (c->ev)
+		fg_heat_draw(&c->heat, &c->ob);
 	ob_puts(&c->ob, "<g id=\"frames\">\n");
 	size_t nkeep;
 	uint32_t *order = order_nodes(f, depthmax, &nkeep);
@@ -820,6 +883,12 @@ static int clean_options(const struct fg_options *in, struct fg_options *o, stru
 
 int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 {
+	return fg_render_events(in, s, NULL, out);
+}
+
+int fg_render_events(const struct fg_options *in, struct fg_stacks *s,
+		     const struct fg_events *e, FILE *out)
+{
 	struct fg_options opts, *o = &opts;
 	struct clean_strings cleaned;
 	struct ctx c;
@@ -831,6 +900,7 @@ int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 	c.o = o;
 	c.s = s;
 	c.out = out;
+	c.ev = fg_events_count(e) ? e : NULL;
 	ret = fg_options_check(o);
 	if (!ret)
 		ret = render(&c);
@@ -844,6 +914,7 @@ int fg_render(const struct fg_options *in, struct fg_stacks *s, FILE *out)
 		}
 	}
 	fg_flow_free(&c.flow);
+	fg_heat_free(&c.heat);
 	fg_palette_free(c.pal);
 	fg_attrtab_free(&c.attrs);
 	fg_palmap_free(&c.palmap);

@@ -8,7 +8,7 @@
 // evaluate, url, textContent, getAttribute, click(selector),
 // locator(selector).nth(i).click/hover (a real mouse event on the
 // element's centre or at {position}, after checking that the element is what is hit there),
-// mouse, keyboard.press("Control+f"), waitForTimeout, setViewportSize,
+// mouse (move, click, down, up), keyboard.press("Control+f"), waitForTimeout, setViewportSize,
 // screenshot, close, and the console, pageerror and dialog events.
 //
 // launch(NAME, PROFILE) with NAME "chromium" (binary: $CHROMIUM, default
@@ -66,6 +66,8 @@ class FirefoxPage {
 		this.mouse = {
 			async move(x, y) { await page.mouse.move(x, y); await self.sync(); },
 			async click(x, y, opts) { await page.mouse.click(x, y, opts); await self.sync(); },
+			async down(opts) { await page.mouse.down(opts); },
+			async up(opts) { await page.mouse.up(opts); },
 		};
 		this.keyboard = {
 			// "Control+Shift+f": modifiers down, the key, modifiers up

@@ -142,7 +142,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(OUT)/tests/%)
 CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/unit_src/t_cap_*.c))
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
-	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree $(OUT)/tests/t_perfetto \
+	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree $(OUT)/tests/t_export_events \
 	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/offwake-svg-xu \
 	  $(OUT)/tests_src/usymname
 
@@ -199,15 +199,16 @@ $(OUT)/tests_src/live_bench: tests/bench/live_bench.c $(LIVE_TREE_OBJ) $(OUT)/li
 	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(LIVE_TREE_OBJ) $(OUT)/librender.a \
 		$(LDLIBS_RENDER)
 
-# The Perfetto writer fed synthetic profiles with events, its trace decoded
-# with the same generated code (tests/unit_src/t_perfetto.c).
-PERFETTO_OBJ := $(addprefix $(OUT)/src/,export/export_perfetto.o export/frametab.o \
-	export/profile.o common/htab.o common/util.o) $(OUT)/gen/perfetto_trace.pb-c.o
-$(OUT)/tests/t_perfetto: tests/unit_src/t_perfetto.c tests/unit_src/check.h \
-		$(PERFETTO_OBJ) $(OUT)/librender.a
+# The writers of events (Perfetto, speedscope's evented profiles) fed
+# synthetic profiles, their output decoded (tests/unit_src/t_export_events.c).
+EVENTS_OBJ := $(addprefix $(OUT)/src/,export/export_perfetto.o export/export_speedscope.o \
+	export/export_info.o export/frametab.o export/profile.o common/htab.o common/util.o) \
+	$(OUT)/gen/perfetto_trace.pb-c.o
+$(OUT)/tests/t_export_events: tests/unit_src/t_export_events.c tests/unit_src/check.h \
+		$(EVENTS_OBJ) $(OUT)/librender.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc -I$(OUT)/gen $(LDFLAGS) $< -o $@ $(PERFETTO_OBJ) \
-		$(OUT)/librender.a $(LDLIBS_RENDER) -lprotobuf-c
+	$(CC) $(CFLAGS) -Isrc -I$(OUT)/gen $(LDFLAGS) $< -o $@ $(EVENTS_OBJ) \
+		$(OUT)/librender.a $(LDLIBS_RENDER) -lprotobuf-c -ljson-c
 
 # Go function tables of each layout made in memory (src/symbols/gopclntab.c).
 $(OUT)/tests/t_gopclntab: tests/unit_src/t_gopclntab.c tests/unit_src/check.h \

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * t_perfetto.c - the Perfetto writer (src/export/export_perfetto.c) on a
- * profile made in memory: a worker thread blocked twice 80 ms in a pipe
+ * t_export_events.c - the writers of a capture's long blocks in time, the
+ * Perfetto writer (src/export/export_perfetto.c) and speedscope's evented
+ * profiles (export_speedscope.c), on a profile made in memory: a worker thread blocked twice 80 ms in a pipe
  * read, each time woken by the producer thread (5 ms runnable after the
  * wakeup), plus 1 ms of short blocks only summed; the producer and the
  * main thread with summed blocks only.  The trace is decoded with the code
  * protoc-c made from our perfetto_trace.proto and its tracks, slices,
  * flows, interned names and stacks, and summed counters checked; then a
- * profile without events is refused.
+ * profile without events is refused.  The speedscope file of the same
+ * profile, read with json-c, has the worker's evented profile: each
+ * block's stack opened at its start and closed at its end, "[runnable]"
+ * inside from the wakeup.
  */
 #include "check.h"
 #include "export/writers.h"
@@ -15,10 +19,13 @@
 #include "perfetto_trace.pb-c.h"
 
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 int export_perfetto_write(const struct ow_profile *p, const struct ow_write_opts *o, FILE *out);
+int export_speedscope_write(const struct ow_profile *p, const struct ow_write_opts *o,
+			    FILE *out);
 
 #define MS 1000000ull
 #define T0 (5000 * MS)		/* the capture's start on CLOCK_MONOTONIC */
@@ -78,7 +85,7 @@ static Perfetto__Protos__Trace *write_trace(const struct ow_profile *p, int *sta
 	FILE *f = open_memstream(&buf, len);
 	Perfetto__Protos__Trace *t;
 
-	*status = export_perfetto_write(p, &(struct ow_write_opts){ NULL, "t_perfetto", false }, f);
+	*status = export_perfetto_write(p, &(struct ow_write_opts){ NULL, "t_export_events", false }, f);
 	fclose(f);
 	t = perfetto__protos__trace__unpack(NULL, *len, (uint8_t *)buf);
 	free(buf);
@@ -308,6 +315,66 @@ static int64_t summed(const Perfetto__Protos__Trace *t, uint32_t tid, int *point
 	return v;
 }
 
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+/* The worker's evented profile: "O:name@ms-from-T0,..." of its events. */
+static void check_speedscope(const struct ow_profile *p)
+{
+	char *buf = NULL, ev[2048];
+	size_t len, n = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int st = export_speedscope_write(p, &(struct ow_write_opts){ NULL, "t_export_events", false },
+					 f);
+	json_object *doc, *frames, *profs, *w = NULL;
+	size_t nevented = 0;
+
+	fclose(f);
+	doc = json_tokener_parse(buf);
+	free(buf);
+	frames = get(get(doc, "shared"), "frames");
+	profs = get(doc, "profiles");
+	for (size_t i = 0; profs && i < json_object_array_length(profs); i++) {
+		json_object *pr = json_object_array_get_idx(profs, i);
+
+		if (strcmp(json_object_get_string(get(pr, "type")), "evented"))
+			continue;
+		nevented++;
+		if (!strcmp(json_object_get_string(get(pr, "name")), "worker (tid 101)"))
+			w = pr;
+	}
+	ev[0] = 0;
+	for (size_t i = 0; w && i < json_object_array_length(get(w, "events")); i++) {
+		json_object *e = json_object_array_get_idx(get(w, "events"), i);
+		json_object *fr = json_object_array_get_idx(frames, json_object_get_int(get(e, "frame")));
+
+		if (n < sizeof(ev))
+			n += snprintf(ev + n, sizeof(ev) - n, "%s%s:%s@%" PRIu64, i ? "," : "",
+				      json_object_get_string(get(e, "type")),
+				      json_object_get_string(get(fr, "name")),
+				      ((uint64_t)json_object_get_int64(get(e, "at")) - T0) / MS);
+	}
+	check(st == OW_EXIT_OK && doc && nevented == 1 && w &&
+	      !strcmp(json_object_get_string(get(w, "unit")), "nanoseconds") &&
+	      (uint64_t)json_object_get_int64(get(w, "startValue")) == T0 &&
+	      !strcmp(ev, "O:main@100,O:worker_loop@100,O:pong_wait@100,O:do_syscall_64@100,"
+		      "O:anon_pipe_read@100,O:schedule@100,O:__schedule@100,O:[runnable]@175,"
+		      "C:[runnable]@180,C:__schedule@180,C:schedule@180,C:anon_pipe_read@180,"
+		      "C:do_syscall_64@180,C:pong_wait@180,C:worker_loop@180,C:main@180,"
+		      "O:main@600,O:worker_loop@600,O:pong_wait@600,O:do_syscall_64@600,"
+		      "O:anon_pipe_read@600,O:schedule@600,O:__schedule@600,O:[runnable]@675,"
+		      "C:[runnable]@680,C:__schedule@680,C:schedule@680,C:anon_pipe_read@680,"
+		      "C:do_syscall_64@680,C:pong_wait@680,C:worker_loop@680,C:main@680"),
+	      "speedscope_evented", "status %d, %zu evented profiles, the worker's: %.300s", st,
+	      nevented, ev);
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	struct ow_profile p = {
@@ -333,6 +400,7 @@ int main(void)
 		      " ns (%d)", w, pw, pr, pp);
 		perfetto__protos__trace__free_unpacked(t, NULL);
 	}
+	check_speedscope(&p);
 	p.info.has_events = false;
 	t = write_trace(&p, &st, &len);
 	check(st != OW_EXIT_OK && !len, "perfetto_no_events", "status %d, %zu bytes", st, len);

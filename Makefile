@@ -37,9 +37,12 @@ RENDER_OBJ := $(RENDER_SRC:render/%.c=$(OUT)/render/%.o) $(OUT)/render/script_js
 	      $(OUT)/render/heatmap_js.o \
 	      $(OUT)/render/palettes_data.o $(BASE_SRC:render/base/%.c=$(OUT)/render/base/%.o)
 SRC        := $(wildcard src/*.c src/*/*.c)
-# pprof's message: C generated from our profile.proto by protoc-c
-PROTO_GEN  := $(OUT)/gen/profile.pb-c.h
-SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o) $(OUT)/gen/profile.pb-c.o $(OUT)/src/live/page_html.o
+# pprof's and Perfetto's messages: C generated from our profile.proto and
+# perfetto_trace.proto by protoc-c
+PROTOS     := profile perfetto_trace
+PROTO_GEN  := $(PROTOS:%=$(OUT)/gen/%.pb-c.h)
+SRC_OBJ    := $(SRC:src/%.c=$(OUT)/src/%.o) $(PROTOS:%=$(OUT)/gen/%.pb-c.o) \
+	      $(OUT)/src/live/page_html.o
 SRC_HDR    := $(wildcard src/*.h src/*/*.h)
 BPF_SRC    := $(wildcard bpf/*.bpf.c)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
@@ -102,11 +105,13 @@ $(OUT)/src/%.o: src/%.c $(SRC_HDR) render/*.h $(BASE_HDR) $(BPF_SKEL) $(PROTO_GE
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -Ibpf -I$(OUT)/gen $(shell pkg-config --cflags libxml-2.0) -c $< -o $@
 
-# The pprof export's profile.proto, compiled by protoc-c (protobuf-c-compiler).
-$(OUT)/gen/profile.pb-c.c $(OUT)/gen/profile.pb-c.h: src/export/profile.proto
+# The pprof and Perfetto exports' .proto files, compiled by protoc-c
+# (protobuf-c-compiler).
+$(OUT)/gen/%.pb-c.c $(OUT)/gen/%.pb-c.h: src/export/%.proto
 	@mkdir -p $(OUT)/gen
 	protoc-c --proto_path=src/export --c_out=$(OUT)/gen $<
-$(OUT)/gen/profile.pb-c.o: $(OUT)/gen/profile.pb-c.c $(PROTO_GEN)
+$(OUT)/gen/%.pb-c.o: $(OUT)/gen/%.pb-c.c $(PROTO_GEN)
+.SECONDARY: $(PROTOS:%=$(OUT)/gen/%.pb-c.c) $(PROTO_GEN)
 	$(CC) $(CFLAGS) -I$(OUT)/gen -c $< -o $@
 
 # ncurses for the terminal live view (src/live/tui*.c): the binary only
@@ -143,6 +148,7 @@ CAP_UNIT_BIN := $(patsubst tests/unit_src/%.c,$(OUT)/tests/%,$(wildcard tests/un
 .PHONY: test-bin
 test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests/t_unwind \
 	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree $(OUT)/tests/t_svg_events \
+	  $(OUT)/tests/t_export_events \
 	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/offwake-svg-xu \
 	  $(OUT)/tests_src/usymname
 
@@ -208,6 +214,17 @@ $(OUT)/tests/t_svg_events: tests/unit_src/t_svg_events.c tests/unit_src/check.h 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc $(LDFLAGS) $< -o $@ $(SVG_EVENTS_OBJ) $(OUT)/librender.a \
 		$(LDLIBS_RENDER)
+
+# The writers of events (Perfetto, speedscope's evented profiles) fed
+# synthetic profiles, their output decoded (tests/unit_src/t_export_events.c).
+EVENTS_OBJ := $(addprefix $(OUT)/src/,export/export_perfetto.o export/export_speedscope.o \
+	export/export_info.o export/frametab.o export/profile.o common/htab.o common/util.o) \
+	$(OUT)/gen/perfetto_trace.pb-c.o
+$(OUT)/tests/t_export_events: tests/unit_src/t_export_events.c tests/unit_src/check.h \
+		$(EVENTS_OBJ) $(OUT)/librender.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -I$(OUT)/gen $(LDFLAGS) $< -o $@ $(EVENTS_OBJ) \
+		$(OUT)/librender.a $(LDLIBS_RENDER) -lprotobuf-c -ljson-c
 
 # Go function tables of each layout made in memory (src/symbols/gopclntab.c).
 $(OUT)/tests/t_gopclntab: tests/unit_src/t_gopclntab.c tests/unit_src/check.h \

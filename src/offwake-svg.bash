@@ -46,7 +46,7 @@ _offwake_svg()
 		COMPREPLY=($(compgen -W "on off lines" -- "$cur"))
 		return ;;
 	--format|-F)
-		COMPREPLY=($(compgen -W "svg folded pprof speedscope" -- "$cur"))
+		COMPREPLY=($(compgen -W "svg folded pprof speedscope perfetto" -- "$cur"))
 		return ;;
 	--countname)
 		[ "${COMP_WORDS[1]}" = convert ] &&

@@ -223,6 +223,15 @@ err() {
 err export_bad_format 2 "^offwake-svg: convert: --format: unknown format" "$OFFWAKE" convert --format=xml "$IN"
 err export_no_format 2 "^offwake-svg: convert: --format: missing" "$OFFWAKE" convert "$IN"
 err export_unknown_extension 2 "^offwake-svg: convert: $TMPD/x.txt: no format" "$OFFWAKE" convert -o "$TMPD/x.txt" "$IN"
+# a Perfetto trace is made of a capture's events: stack counts have none
+# (one line, status 1, no file left behind; by name, a usage error)
+for x in pftrace perfetto-trace; do
+	err export_perfetto_no_events_$x 1 "^offwake-svg: convert: writing .*: no long blocks in time \(events\)" \
+		"$OFFWAKE" convert -o "$TMPD/x.$x" "$IN"
+	check export_perfetto_no_file_$x test ! -e "$TMPD/x.$x" -a "$(wc -l < "$TMPD/e")" -eq 1
+done
+err export_perfetto_format 2 "^offwake-svg: convert: perfetto: needs a capture's threads" \
+	"$OFFWAKE" convert --format=perfetto "$IN"
 err export_missing_file 1 "^offwake-svg: convert: $TMPD/nope: No such file" "$OFFWAKE" convert -f "$TMPD/nope"
 err export_unknown_option 2 "^offwake-svg: convert: --bogus: unknown option" "$OFFWAKE" convert --bogus "$IN"
 err export_empty_input 2 "^offwake-svg: convert: no stack counts" "$OFFWAKE" convert -f /dev/null

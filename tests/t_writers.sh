@@ -29,10 +29,10 @@ cmp -s "$TMPD/want" "$TMPD/got" && pass writers_extra_convert ||
 	fail writers_extra_extension "$(head -c 300 "$TMPD/err")"
 
 "$XW" --format=nosuch > /dev/null 2> "$TMPD/err"
-grep -q "(choose from 'svg', 'folded', 'pprof', 'speedscope', 'test')" "$TMPD/err" &&
+grep -q "(choose from 'svg', 'folded', 'pprof', 'speedscope', 'perfetto', 'test')" "$TMPD/err" &&
 	pass writers_extra_choices || fail writers_extra_choices "$(head -c 300 "$TMPD/err")"
 "$OFFWAKE" --format=test > /dev/null 2> "$TMPD/err"
-grep -q "invalid choice: 'test' (choose from 'svg', 'folded', 'pprof', 'speedscope')" "$TMPD/err" &&
+grep -q "invalid choice: 'test' (choose from 'svg', 'folded', 'pprof', 'speedscope', 'perfetto')" "$TMPD/err" &&
 	pass writers_extra_not_in_release || fail writers_extra_not_in_release "$(head -c 300 "$TMPD/err")"
 
 can_capture writers_extra_capture || exit 0

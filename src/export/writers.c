@@ -18,6 +18,7 @@ int export_text_write(const struct ow_profile *p, const struct ow_write_opts *o,
 int export_pprof_write(const struct ow_profile *p, const struct ow_write_opts *o, FILE *out);
 int export_speedscope_write(const struct ow_profile *p, const struct ow_write_opts *o,
 			    FILE *out);
+int export_perfetto_write(const struct ow_profile *p, const struct ow_write_opts *o, FILE *out);
 #ifdef OW_TEST_WRITER	/* tests/unit_src/export_test.c: a format for the test */
 int export_test_write(const struct ow_profile *p, const struct ow_write_opts *o, FILE *out);
 #endif
@@ -30,6 +31,8 @@ const struct ow_writer ow_writers[] = {
 	{ "pprof", ".pb.gz", true, false, false, OW_NEED_ADDRS | OW_NEED_LABELS,
 	  export_pprof_write },
 	{ "speedscope", ".speedscope.json", false, false, false, 0, export_speedscope_write },
+	{ "perfetto", ".perfetto-trace", true, false, false,
+	  OW_NEED_EVENTS | OW_NEED_THREADS | OW_NEED_LABELS, export_perfetto_write },
 #ifdef OW_TEST_WRITER
 	{ "test", ".test.txt", false, true, false, OW_NEED_LABELS, export_test_write },
 #endif
@@ -44,16 +47,31 @@ int ow_writer_by_name(const char *name)
 	return -1;
 }
 
+/* The writers' second extensions, beside their rows' (-o FILE). */
+static const struct {
+	const char *name, *ext;
+} more_exts[] = {
+	{ "perfetto", ".pftrace" },
+};
+
+static bool ends_with(const char *path, size_t n, const char *ext)
+{
+	size_t e = ext ? strlen(ext) : 0;
+
+	return e && n > e && !strcmp(path + n - e, ext);
+}
+
 int ow_writer_by_path(const char *path)
 {
 	size_t n = strlen(path);
 
 	for (size_t i = 0; i < ow_nwriters; i++) {
-		size_t e = ow_writers[i].ext ? strlen(ow_writers[i].ext) : 0;
-
-		if (e && n > e && !strcmp(path + n - e, ow_writers[i].ext))
+		if (ends_with(path, n, ow_writers[i].ext))
 			return i;
 	}
+	for (size_t i = 0; i < sizeof(more_exts) / sizeof(more_exts[0]); i++)
+		if (ends_with(path, n, more_exts[i].ext))
+			return ow_writer_by_name(more_exts[i].name);
 	return -1;
 }
 

@@ -81,10 +81,12 @@ static int parse(struct conv *c, int argc, char **argv, int *first)
 		switch (opt) {
 		case 'F':
 			c->format = ow_writer_by_name(optarg);
-			if (c->format < 0 || ow_writers[c->format].own_option ||
-			    (ow_writer_needs(c->format) & OW_NEED_THREADS))
+			if (c->format < 0 || ow_writers[c->format].own_option)
 				return usage_error(argv[optind - 1][1] == '-' ? "--format" : "-F",
 						   "unknown format (choose from pprof, speedscope, folded)");
+			if (ow_writer_needs(c->format) & OW_NEED_THREADS)
+				return usage_error(optarg, "needs a capture's threads and times, "
+						   "which stack counts do not have");
 			if (c->format == OW_WRITER_SVG)
 				return usage_error("--format=svg", "an SVG is what \"" OW_PROG
 						   " render\" makes");

@@ -357,7 +357,7 @@ static void check_speedscope(const struct ow_profile *p)
 			n += snprintf(ev + n, sizeof(ev) - n, "%s%s:%s@%" PRIu64, i ? "," : "",
 				      json_object_get_string(get(e, "type")),
 				      json_object_get_string(get(fr, "name")),
-				      ((uint64_t)json_object_get_int64(get(e, "at")) - T0) / MS);
+				      (uint64_t)(((uint64_t)json_object_get_int64(get(e, "at")) - T0) / MS));
 	}
 	check(st == OW_EXIT_OK && doc && nevented == 1 && w &&
 	      !strcmp(json_object_get_string(get(w, "unit")), "nanoseconds") &&

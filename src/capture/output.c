@@ -18,7 +18,8 @@
  * capture summed keys that differ only in pids, or in stacks or comms
  * that read the same, and what it could not sum, stacks equal by names
  * only, is summed here); or as summed (the SVG, speedscope, pprof);
- * frames' addresses and mappings, and labels (pprof).  The capture's parameters become the SVG's subtitle, the
+ * frames' addresses and mappings, and labels (pprof); with --timeline, each
+ * sample of one key carries the key's long blocks (timeline.h), by start.  The capture's parameters become the SVG's subtitle, the
  * profile's name and comments, and the text's header.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we

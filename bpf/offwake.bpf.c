@@ -87,6 +87,8 @@
 
 #define SEEN_EVENTS	3
 #define EEXIST	17
+/* uapi bpf.h's BPF_RB_*: bpf_ringbuf_query()'s, bpf_ringbuf_submit()'s */
+enum { RB_AVAIL_DATA = 0, RB_NO_WAKEUP = 1, RB_FORCE_WAKEUP = 2 };
 #define EFAULT	14
 #define ENOSPC	28
 
@@ -114,6 +116,8 @@ const volatile bool lazy_stacks = false;	/* a blocked task's stacks
 const volatile bool timeline = false;		/* --timeline: long blocks
 						 * sent as records too */
 const volatile __u64 event_min_ns = 1000000;	/* --event-min */
+const volatile __u64 tl_wake_bytes = 1024;	/* wake the reader past this
+						 * much unread (a quarter) */
 
 enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 
@@ -906,7 +910,11 @@ static __always_inline void send_long_block(const struct ow_task *ti,
 	__builtin_memcpy(&ev->key, key, OW_KEY_SIZE(1));
 	if (chain_depth > 1)
 		__builtin_memcpy(ev->key.up, key->up, sizeof(key->up));
-	bpf_ringbuf_submit(ev, 0);
+	/* the reader is not woken for each (a wakeup per event, and its
+	 * switches, would cost more than the event): it reads at its ticks,
+	 * or when a quarter of the ring is waiting */
+	bpf_ringbuf_submit(ev, bpf_ringbuf_query(&tl_ring, RB_AVAIL_DATA) >=
+			       tl_wake_bytes ? RB_FORCE_WAKEUP : RB_NO_WAKEUP);
 }
 
 /*

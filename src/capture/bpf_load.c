@@ -179,6 +179,7 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 	s->rodata->event_min_ns = us_to_ns(o->event_min_us);
 	bpf_map__set_max_entries(s->maps.tl_ring, o->timeline ?
 				 timeline_bytes() : 4096);
+	s->rodata->tl_wake_bytes = bpf_map__max_entries(s->maps.tl_ring) / 4;
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.cslots0, OW_KEY_SIZE(o->chain_depth));

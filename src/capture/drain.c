@@ -416,9 +416,12 @@ static long event_entry(void *ctx, const struct ow_key *key, bool final)
 {
 	struct capture *c = ctx;
 	struct agg_entry e = { .key = *key };
+	uint64_t missing = c->fo.missing;	/* counted once, by take() */
 	struct ow_key k;
+	int r = fold_resolve(&c->fo, &e, final);
 
-	if (fold_resolve(&c->fo, &e, final))
+	c->fo.missing = missing;
+	if (r)
 		return -1;
 	k = shown_key(c, &e);
 	return agg_find(&c->agg, &k);

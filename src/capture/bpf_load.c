@@ -39,7 +39,7 @@
 #define BACKLOG_MAX	1048576
 #define BACKLOG_RAM	128		/* 1/128 of the memory */
 #define TIMELINE_BYTES	(4u << 20)	/* --timeline's ring buffer: about
-					 * 37000 records at --chain-depth 1
+					 * 35000 records at --chain-depth 1
 					 * (112 bytes and a header of 8) */
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 

@@ -170,7 +170,7 @@ $(OUT)/tests/t_unwind: tests/unit_src/t_unwind.c tests/unit_src/check.h $(UW_DEP
 # (tests/unit_src/t_cap_*.c): each program links what it uses from an
 # archive of their objects.  t_cap_cfi gets a fake umaps map in place of
 # libbpf's map calls, t_cap_fold a kallsyms of its own (ld --wrap).
-CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/stackstore.o \
+CAP_UNIT_OBJ := $(addprefix $(OUT)/src/,capture/agg.o capture/timeline.o capture/stackstore.o \
 	capture/fold.o capture/locs.o unwind/native_maps.o common/htab.o \
 	common/util.o common/privs.o common/safetext.o symbols/ksyms.o symbols/procmaps.o \
 	symbols/usyms.o symbols/gopclntab.o symbols/perfmap.o symbols/demangle.o \

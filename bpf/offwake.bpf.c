@@ -88,6 +88,8 @@
 
 #define SEEN_EVENTS	3
 #define EEXIST	17
+/* uapi bpf.h's BPF_RB_*: bpf_ringbuf_query()'s, bpf_ringbuf_submit()'s */
+enum { RB_AVAIL_DATA = 0, RB_NO_WAKEUP = 1, RB_FORCE_WAKEUP = 2 };
 #define EFAULT	14
 #define ENOSPC	28
 
@@ -112,6 +114,11 @@ const volatile __u64 chain_age_ns = 10000000;	/* oldest wakeup of a waker
 const volatile bool lazy_stacks = false;	/* a blocked task's stacks
 						 * taken when its block ends,
 						 * if kept (see below) */
+const volatile bool timeline = false;		/* --timeline: long blocks
+						 * sent as records too */
+const volatile __u64 event_min_ns = 1000000;	/* --event-min */
+const volatile __u64 tl_wake_bytes = 1024;	/* wake the reader past this
+						 * much unread (a quarter) */
 
 enum { FILTER_NONE, FILTER_TGID, FILTER_PID, FILTER_USER, FILTER_KERNEL };
 
@@ -155,6 +162,10 @@ struct ow_task {
 	__u64 t_ustack;
 	__u64 end_ns;		/* lazy_stacks: the end of a block kept,
 				 * whose stacks are still to be taken */
+	__u64 ev_wake_ns;	/* timeline: the ending block's wakeup (0:
+				 * none), kept for add_block() */
+	__u32 ev_state;		/* timeline: the task state at switch-out */
+	__u32 ev_pad;
 	__u8 blocked;		/* went off CPU to sleep (not preempted) */
 	__u8 seen;		/* OW_EV_SEEN events sent */
 	__u8 pending;		/* lazy_stacks: end_ns is set */
@@ -310,6 +321,13 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } blocks SEC(".maps");
+
+/* --timeline's long blocks (struct ow_tl_event); sized by user space
+ * (4 MiB, OFFWAKE_TIMELINE_BUFFER; a page when --timeline is off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} tl_ring SEC(".maps");
 
 /* Records for user space; sized by user space (--ring-buffer-size). */
 struct {
@@ -881,6 +899,43 @@ struct {
 } keybuf SEC(".maps");
 
 /*
+ * --timeline: a block of at least event_min_ns (start_ns to start_ns +
+ * delta) sent as a record too, its key as the counts have it; a full ring
+ * is counted (OW_LOSS_TIMELINE), its time in the sums all the same.
+ * Without --timeline the verifier prunes it (a .rodata constant).
+ */
+static __always_inline void send_long_block(const struct ow_task *ti,
+					    const struct ow_key *key,
+					    __u64 delta)
+{
+	struct ow_tl_event *ev;
+
+	if (!timeline || delta < event_min_ns)
+		return;
+	if (chain_depth > 1)
+		ev = bpf_ringbuf_reserve(&tl_ring, sizeof(*ev), 0);
+	else
+		ev = bpf_ringbuf_reserve(&tl_ring, OW_TL_SIZE(1), 0);
+	if (!ev) {
+		count(&losses, OW_LOSS_TIMELINE);
+		return;
+	}
+	ev->start_ns = ti->start_ns;
+	ev->end_ns = ti->start_ns + delta;
+	ev->wake_ns = ti->ev_wake_ns;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->state = ti->ev_state;
+	__builtin_memcpy(&ev->key, key, OW_KEY_SIZE(1));
+	if (chain_depth > 1)
+		__builtin_memcpy(ev->key.up, key->up, sizeof(key->up));
+	/* the reader is not woken for each (a wakeup per event, and its
+	 * switches, would cost more than the event): it reads at its ticks,
+	 * or when a quarter of the ring is waiting */
+	bpf_ringbuf_submit(ev, bpf_ringbuf_query(&tl_ring, RB_AVAIL_DATA) >=
+			       tl_wake_bytes ? RB_FORCE_WAKEUP : RB_NO_WAKEUP);
+}
+
+/*
  * Add a block of t (delta ns) to the counts, with the waker's identity and
  * stacks when woken says they are its own.
  */
@@ -922,6 +977,7 @@ static __always_inline void add_block(struct task_struct *t, __u32 pid,
 		__builtin_memcpy(key->waker, OW_WAKER_UNSEEN, OW_COMM_LEN);
 	}
 	add_count(ti, key, delta);
+	send_long_block(ti, key, delta);
 }
 
 /*
@@ -939,6 +995,8 @@ static __always_inline void end_block(struct task_struct *t, __u32 pid,
 		ti->start_ns = 0;
 		return;
 	}
+	if (timeline)	/* (with lazy_stacks, wake_ns is gone by then) */
+		ti->ev_wake_ns = woken ? ti->wake_ns : 0;
 	if (lazy_stacks) {
 		ti->end_ns = end;
 		ti->pending = 1;
@@ -1102,6 +1160,8 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 		return;
 	state = task_state(prev, btf);
 	ti->start_ns = now;
+	if (timeline)
+		ti->ev_state = state;
 	/* A task preempted while it was going to sleep is still runnable. */
 	ti->blocked = !preempt && state != 0;
 	if (!ti->blocked)

@@ -122,6 +122,9 @@ enum ow_loss {
 	OW_LOSS_END_BY_RUNTIME,
 	OW_LOSS_WALK_PROG,		/* a stack walk's program not there
 					 * (offwake.bpf.c: walkst): not taken */
+	OW_LOSS_TIMELINE,		/* --timeline: a long block's record not
+					 * sent, the timeline ring buffer full
+					 * (its time is in the sums) */
 	OW_LOSS_NR,
 };
 
@@ -214,6 +217,23 @@ struct ow_stack {
 	__u64 hash;		/* the reference keys use (OW_STACK_HASH set) */
 	__u64 ips[OW_MAX_STACK_DEPTH];
 };
+
+/*
+ * A long block (--timeline): a block of at least --event-min, also summed
+ * under its key, sent through a ring buffer of its own (offwake.bpf.c:
+ * timeline).  Only OW_TL_SIZE(chain_depth) bytes are sent: the key at
+ * the counts maps' size.  Times are bpf_ktime_get_ns() (CLOCK_MONOTONIC).
+ */
+struct ow_tl_event {
+	__u64 start_ns;		/* went off CPU */
+	__u64 end_ns;		/* back on CPU (as counted) */
+	__u64 wake_ns;		/* woken; 0: no wakeup seen */
+	__u32 cpu;		/* the CPU it came back on */
+	__u32 state;		/* its task state at the switch-out */
+	struct ow_key key;
+};
+#define OW_TL_SIZE(depth) (__builtin_offsetof(struct ow_tl_event, key) + \
+			   OW_KEY_SIZE(depth))
 
 /* A kernel function's address range, and whether a soft IRQ it runs is
  * a task's own (offwake.bpf.c's softirq_callers). */

@@ -337,6 +337,16 @@ static const struct opt opts[] = {
 	  .help = "a level is kept when the waker's own wakeup was\n"
 		  "at most US before it woke the next (default\n"
 		  "10000): older, the chain ends there" },
+	{ 0, "timeline", NULL, G_NONE, T_BOOL, FIELD(timeline),
+	  .help = "keep every block of at least --event-min as an\n"
+		  "event too (start, end, wakeup, CPU, state; in the\n"
+		  "sums all the same): pprof gets a sample per such\n"
+		  "block, labelled start and duration (ns)" },
+	{ 0, "event-min", "US", G_NONE, T_UINT, FIELD(event_min_us),
+	  .min = 1, .max = UINT64_MAX / 1000, .def = "1000",
+	  .help = "the blocks --timeline keeps as events: at least\n"
+		  "US microseconds (default 1000); shorter ones are\n"
+		  "only summed" },
 	{ 0, "serve", "[ADDR:]PORT", G_NONE, T_CUSTOM, FIELD(serve),
 	  .parse = serve_arg,
 	  .help = "serve a live view of the capture over HTTP, a\n"

@@ -16,7 +16,8 @@ _offwake_svg()
 		--stack-storage-size -m --min-block-time -M --max-block-time --state -o --output
 		-q --quiet -h --help --version --format --chain-depth --chain-max-age
 		--follow --group --unwind --unwind-memory --ring-buffer-size --backlog
-		--unknown-frames --cgroup --live --interval --serve --python"
+		--unknown-frames --cgroup --live --interval --serve --python
+		--timeline --event-min"
 	case $prev in
 	--colors|--color)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur"))

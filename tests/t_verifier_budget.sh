@@ -18,6 +18,7 @@ while True: time.sleep(0.01)' & PP=$!
 trap 'kill $SP $PP 2> /dev/null; rm -rf "$TMPD"' EXIT
 for cfg in "" "--python=off" "--unwind=fp" "--unwind=cfi" "-U" "-K" \
 	   "--chain-depth 3" "-m 1000" "--python=lines" "env:OFFWAKE_RAW_TP=1" \
+	   "--timeline" "--timeline -m 1000 --chain-depth 4" \
 	   "py:" "py:-m 1000" "py:--python=lines"; do
 	name="verifier_budget ${cfg:-defaults}"
 	args=$cfg; envs=; pid=$SP; q=-q; secs=1

@@ -90,3 +90,13 @@ struct agg_entry *agg_add(struct agg *a, const struct ow_key *key,
 	e->ns += ns;
 	return e;
 }
+
+long agg_find(const struct agg *a, const struct ow_key *key)
+{
+	const struct agg_slot *s;
+
+	if (!a->size)
+		return -1;
+	s = slot(a, a->slots, a->size, hash_key(key), key);
+	return s->idx ? (long)s->idx - 1 : -1;
+}

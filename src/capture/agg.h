@@ -59,5 +59,7 @@ void agg_free(struct agg *a);
  */
 struct agg_entry *agg_add(struct agg *a, const struct ow_key *key,
 			  uint64_t ns);
+/* The index of key's entry, or -1 when it has none. */
+long agg_find(const struct agg *a, const struct ow_key *key);
 
 #endif

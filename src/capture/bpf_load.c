@@ -38,6 +38,9 @@
 #define BACKLOG_MIN	16384		/* --backlog default's bounds */
 #define BACKLOG_MAX	1048576
 #define BACKLOG_RAM	128		/* 1/128 of the memory */
+#define TIMELINE_BYTES	(4u << 20)	/* --timeline's ring buffer: about
+					 * 35000 records at --chain-depth 1
+					 * (112 bytes and a header of 8) */
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -98,6 +101,17 @@ void bpfload_buffer_sizes(const struct capture_cfg *o, uint64_t *rb_bytes,
 		n = n < BACKLOG_MIN ? BACKLOG_MIN : n > BACKLOG_MAX ? BACKLOG_MAX : n;
 	}
 	*backlog = n;
+}
+
+/* --timeline's ring buffer: TIMELINE_BYTES, or OFFWAKE_TIMELINE_BUFFER's. */
+static uint64_t timeline_bytes(void)
+{
+	uint64_t want = ow_setting_uint("OFFWAKE_TIMELINE_BUFFER",
+					TIMELINE_BYTES), rb = 4096;
+
+	while (rb < want && rb < (1ULL << 31))	/* a power of 2 */
+		rb *= 2;
+	return rb;
 }
 
 static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
@@ -161,6 +175,11 @@ static void configure(struct offwake_bpf *s, const struct capture_cfg *o,
 			   ow_setting_uint("OFFWAKE_USTACK_CACHE", 1) != 0;
 	s->rodata->uc_verify = ow_setting_uint("OFFWAKE_USTACK_CHECK", 0) != 0;
 	s->rodata->chain_age_ns = us_to_ns(o->chain_max_age_us);
+	s->rodata->timeline = o->timeline;
+	s->rodata->event_min_ns = us_to_ns(o->event_min_us);
+	bpf_map__set_max_entries(s->maps.tl_ring, o->timeline ?
+				 timeline_bytes() : 4096);
+	s->rodata->tl_wake_bytes = bpf_map__max_entries(s->maps.tl_ring) / 4;
 	bpf_map__set_key_size(s->maps.counts0, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.counts1, OW_KEY_SIZE(o->chain_depth));
 	bpf_map__set_key_size(s->maps.cslots0, OW_KEY_SIZE(o->chain_depth));

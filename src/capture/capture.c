@@ -390,6 +390,8 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	c->merge = o->merge;
 	c->group = o->group;
 	c->file_idle = env_uint("OFFWAKE_FILE_IDLE", FILE_IDLE);
+	c->tl.on = o->timeline;
+	c->tl.max = ow_setting_uint("OFFWAKE_TIMELINE_MAX", TIMELINE_MAX);
 	c->pm = procmaps_new();
 	if (!c->pm) {
 		ow_err("starting the capture: %s", strerror(ENOMEM));
@@ -441,6 +443,7 @@ int capture_start(struct capture *c, const struct capture_cfg *o,
 	 * capture_finish() */
 	__atomic_store_n(&c->skel->bss->armed, 1, __ATOMIC_RELEASE);
 	c->start = now_s();
+	c->tl.clock_start_ns = llround(c->start * 1e9);	/* (CLOCK_MONOTONIC) */
 	c->slow_factor = env_uint("OFFWAKE_SLOW_READER", 0);	/* while tracing */
 	ender = o->duration ? malloc(sizeof(*ender)) : NULL;
 	if (ender && ender_start(ender, c->skel, c->start, o->duration))
@@ -551,6 +554,7 @@ int capture_finish(struct capture *c)
 	__atomic_store_n(&c->skel->bss->armed, 0, __ATOMIC_RELEASE);
 	c->slow_factor = 0;
 	c->seconds = (ended ? ended : now_s()) - c->start;	/* what was traced */
+	c->tl.clock_end_ns = llround((c->start + c->seconds) * 1e9);
 	c->user_threads = c->cfg.threads == OW_THREADS_ALL ||
 			  c->cfg.threads == OW_THREADS_USER;
 	progress_phase(c->pg, "finishing");
@@ -652,5 +656,6 @@ void capture_free(struct capture *c)
 	stacks_free(&c->stacks);
 	agg_free(&c->agg);
 	agg_free(&c->pending);
+	timeline_free(&c->tl);
 	free(c);
 }

@@ -69,6 +69,8 @@ void capture_buffer_sizes(const struct capture_cfg *cfg, uint64_t *rb_bytes,
 
 /* Print the loss counters and their fixes on stderr. */
 void capture_report_losses(const struct capture *c);
+/* --timeline's long blocks not kept as events (the kernel's and ours). */
+uint64_t capture_events_lost(const struct capture *c);
 /* Print why nothing was captured: the filters and what they kept out. */
 void capture_report_empty(const struct capture *c);
 /* Print how user stacks were walked, each unwinder's summary lines

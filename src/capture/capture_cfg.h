@@ -41,6 +41,9 @@ struct capture_cfg {
 	uint32_t stack_backlog;		/* --backlog; 0: by the memory */
 	bool plain_unknown;		/* --unknown-frames=plain */
 	enum ow_python python;		/* --python */
+	bool timeline;			/* --timeline, or the writer needs
+					 * events (run.c): long blocks kept */
+	uint64_t event_min_us;		/* --event-min: what a long block is */
 	/* what the writer needs (run.c, from the output) */
 	bool merge;			/* sum keys by what the output shows
 					 * (no pids beyond --group's) */

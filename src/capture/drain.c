@@ -3,7 +3,8 @@
  * drain.c - what the kernel side sends and keeps, taken in: the ring
  * buffer's records (stacks, deferred stacks' copies, process events),
  * the backlogs a full ring buffer leaves, and the counts maps' keys,
- * symbolised and summed.
+ * symbolised and summed; --timeline's long blocks (their own ring
+ * buffer) given the entry of their key's sum once it is in (timeline.h).
  *
  * Draining: the programs add to one of two counts maps, chosen by the
  * "active" index in .bss.  Every DRAIN_MS, user space empties the map that
@@ -409,6 +410,32 @@ static void take_lost(struct capture *c)
 		take(c, &k, ns, true);
 }
 
+/* The entry of the sums a long block's key is summed under (as take()
+ * sums it), or -1: its stacks, or its sum, not in yet. */
+static long event_entry(void *ctx, const struct ow_key *key, bool final)
+{
+	struct capture *c = ctx;
+	struct agg_entry e = { .key = *key };
+	uint64_t missing = c->fo.missing;	/* counted once, by take() */
+	struct ow_key k;
+	int r = fold_resolve(&c->fo, &e, final);
+
+	c->fo.missing = missing;
+	if (r)
+		return -1;
+	k = shown_key(c, &e);
+	return agg_find(&c->agg, &k);
+}
+
+/* A record of the timeline ring buffer: a long block (--timeline). */
+static int got_long_block(void *ctx, void *data, size_t len)
+{
+	struct capture *c = ctx;
+
+	timeline_record(&c->tl, data, len);
+	return 0;
+}
+
 /* Take the pending keys again (final: stacks still missing are shown so). */
 static void retry_pending(struct capture *c, bool final)
 {
@@ -505,6 +532,8 @@ int drain_tick(struct capture *c)
 	n = drain_period(c, idle);
 	if (n < 0)
 		return -1;
+	if (c->tl.on)	/* the keys of the period just drained are in */
+		timeline_resolve(&c->tl, event_entry, c, false);
 	c->fill = 100.0 * n / (OW_CSLOTS + bpf_map__max_entries(c->skel->maps.counts0));
 	/* (counted up, not flipped: a task's kept slot is of one period) */
 	__atomic_store_n(&c->skel->bss->active, c->drains + 1, __ATOMIC_RELEASE);
@@ -548,8 +577,11 @@ int drain_open(struct capture *c)
 	}
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 				 drain_record, c, NULL);
-	if (c->rb && ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ucopies),
-				      drain_record, c)) {
+	if (c->rb && (ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ucopies),
+				       drain_record, c) ||
+		      (c->tl.on &&
+		       ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.tl_ring),
+					got_long_block, c)))) {
 		ring_buffer__free(c->rb);
 		c->rb = NULL;
 	}
@@ -584,6 +616,8 @@ int drain_last(struct capture *c, int err)
 	retry_pending(c, true);
 	if (!err)
 		take_lost(c);
+	if (c->tl.on)
+		timeline_resolve(&c->tl, event_entry, c, true);
 	return err;
 }
 

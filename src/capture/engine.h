@@ -15,6 +15,7 @@
 #include "fold.h"
 #include "symbols/procmaps.h"
 #include "stackstore.h"
+#include "timeline.h"
 
 struct offwake_bpf;
 struct ring_buffer;
@@ -86,6 +87,8 @@ struct capture {
 	struct agg agg;			/* key (pids dropped when merge) ->
 					 * blocked ns and stacks */
 	struct agg pending;		/* keys whose stacks are not in yet */
+	struct timeline tl;		/* --timeline's long blocks, by entry
+					 * of agg */
 	bool merge;			/* sum by what the output shows */
 	enum ow_group group;		/* and keep the pids it shows */
 

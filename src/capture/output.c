@@ -18,7 +18,8 @@
  * capture summed keys that differ only in pids, or in stacks or comms
  * that read the same, and what it could not sum, stacks equal by names
  * only, is summed here); or as summed (the SVG, speedscope, pprof);
- * frames' addresses and mappings, and labels (pprof).  The capture's parameters become the SVG's subtitle, the
+ * frames' addresses and mappings, and labels (pprof); with --timeline, each
+ * sample of one key carries the key's long blocks (timeline.h), by start.  The capture's parameters become the SVG's subtitle, the
  * profile's name and comments, and the text's header.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
@@ -414,6 +415,7 @@ struct capsrc {
 	struct row *sorted;	/* smallest first, or NULL: as summed */
 	size_t nsorted;
 	unsigned needs;
+	bool events;		/* the samples carry their long blocks */
 };
 
 static int capture_foreach(const struct ow_profile *prof, ow_sample_fn fn, void *ctx)
@@ -429,9 +431,12 @@ static int capture_foreach(const struct ow_profile *prof, ow_sample_fn fn, void 
 	for (size_t i = 0; !r && i < n; i++) {
 		const struct agg_entry *e = cs->sorted ? cs->sorted[i].e : &cs->c->agg.ent[i];
 		uint64_t us = cs->sorted ? cs->sorted[i].us : e->ns / 1000;
-		struct ow_sample smp = { fr, 0, lab, 0, fg_count_of(us), 0, NULL, 0 };
+		struct ow_sample smp = { .frames = fr, .labels = lab, .value = fg_count_of(us) };
 		struct parts p;
 
+		if (cs->events)		/* (a row of one entry) */
+			smp.events = timeline_of(&cs->c->tl, (size_t)(e - cs->c->agg.ent),
+						 &smp.nevents);
 		entry_parts(&cs->c->fo, e, &p, cs->o->group);
 		line_frames(&p, &e->key, cs->o->delimited, &l);
 		smp.nframes = l.n;
@@ -455,7 +460,7 @@ static int with_profile(struct capture *c, const struct capture_cfg *o,
 {
 	char com[6][640], title[512], what[256], subtitle[512], preamble[256];
 	const char *comments[6];
-	struct capsrc cs = { c, o, NULL, 0, needs };
+	struct capsrc cs = { .c = c, .o = o, .needs = needs };
 	struct ow_profile prof = {
 		.info = {
 			.countname = o->fg.countname, .name = title, .comments = comments,
@@ -501,6 +506,20 @@ static int with_profile(struct capture *c, const struct capture_cfg *o,
 				      cs.needs & OW_NEED_KEY_ORDER, &cs.nsorted))) {
 		ow_err("sorting the stacks: out of memory");
 		return OW_EXIT_FAIL;
+	}
+	/* events with the rows of one entry each (not -f's summed lines) */
+	if (c->tl.on && !(cs.needs & OW_NEED_LINES) && c->finished) {
+		if (timeline_index(&c->tl, c->agg.n)) {
+			ow_err("indexing the events: out of memory");
+			free(cs.sorted);
+			return OW_EXIT_FAIL;
+		}
+		cs.events = true;
+		prof.info.has_events = true;
+		prof.info.clock_start_ns = c->tl.clock_start_ns;
+		prof.info.clock_end_ns = c->tl.clock_end_ns;
+		prof.info.event_min_ns = o->event_min_us * 1000;
+		prof.info.events_lost = capture_events_lost(c);
 	}
 	r = fn(&prof, &fg, ctx);
 	free(cs.sorted);

@@ -44,6 +44,11 @@ static void report_debuginfod(void)
 		st.failed, st.timed_out, st.skipped, st.budget, unused);
 }
 
+uint64_t capture_events_lost(const struct capture *c)
+{
+	return c->losses[OW_LOSS_TIMELINE] + c->tl.lost;
+}
+
 void capture_report_losses(const struct capture *c)
 {
 	static const char *const what[OW_LOSS_NR] = {
@@ -83,6 +88,12 @@ void capture_report_losses(const struct capture *c)
 		fprintf(stderr, OW_PROG ": note: user space fell behind: %llu stacks and %llu process events waited in the kernel's backlogs until read\n",
 			(unsigned long long)c->losses[OW_LOSS_STACK_KEPT],
 			(unsigned long long)c->losses[OW_LOSS_EVENTS_KEPT]);
+	if (c->tl.on)	/* (their time is in the sums all the same) */
+		fprintf(stderr, OW_PROG ": timeline: %zu blocks of at least %llu us kept as events, %llu lost%s\n",
+			c->tl.n, (unsigned long long)c->cfg.event_min_us,
+			(unsigned long long)capture_events_lost(c),
+			c->losses[OW_LOSS_TIMELINE] ? " (the timeline ring buffer was full: user space fell behind)" :
+			c->tl.lost ? " (past the events kept in memory, OFFWAKE_TIMELINE_MAX)" : "");
 	if (c->drain_errors)
 		fprintf(stderr, OW_PROG ": warning: %llu keys or stacks dropped in user space: out of memory\n",
 			(unsigned long long)c->drain_errors);

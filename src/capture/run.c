@@ -134,11 +134,12 @@ static int cmd_exit(const struct capture *c, int r)
 }
 
 /* What the engine keeps for the output o asks for (--serve offers pprof
- * too). */
+ * too; a writer that needs events turns --timeline on). */
 static void output_needs(struct capture_cfg *o)
 {
 	o->merge = !(ow_writer_needs(o->output) & OW_NEED_EACH_KEY);
 	o->locs = (ow_writer_needs(o->output) & OW_NEED_ADDRS) || o->serve;
+	o->timeline |= (ow_writer_needs(o->output) & OW_NEED_EVENTS) != 0;
 }
 
 /*

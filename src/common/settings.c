@@ -68,6 +68,12 @@ static const struct setting settings[] = {
 	{ "OFFWAKE_ARM_DELAY_MS", S_UINT, "N",
 	  "wait N ms after attaching, before arming (a slow\n"
 	  "start's gap; a test setting)" },
+	{ "OFFWAKE_TIMELINE_BUFFER", S_UINT, "BYTES",
+	  "--timeline's ring buffer (default 4194304; rounded up\n"
+	  "to a power of 2, at least 4096; a test setting)" },
+	{ "OFFWAKE_TIMELINE_MAX", S_UINT, "N",
+	  "--timeline's events kept in memory (default 1048576,\n"
+	  "56 bytes each; past it counted as lost)" },
 	{ "OFFWAKE_SLOW_READER", S_UINT, "F",
 	  "F >= 2: while tracing, the reader is F times slower\n"
 	  "(a test setting: a reader behind loses nothing)" },

@@ -249,8 +249,42 @@ static int pprof_add(struct pprof *p, const struct ow_frame *frames, size_t n,
 	return 0;
 }
 
+/*
+ * A sample's long blocks (--timeline): one sample each, of the sample's
+ * frames and labels, labelled "start" (ns since the capture's start on
+ * the events' clock) and "duration" (ns), its value the block's whole
+ * microseconds (the capture's unit).  *rest is the sample's value less
+ * theirs: what the summed sample keeps, so that the totals are the sums'.
+ */
+#define LB_LABELS	16
+static int add_long_blocks(struct pprof *p, const struct ow_sample *smp,
+			   int64_t *rest)
+{
+	struct export_label lab[LB_LABELS + 2];
+	size_t nl = smp->nlabels < LB_LABELS ? smp->nlabels : LB_LABELS;
+
+	memcpy(lab, smp->labels, nl * sizeof(*lab));
+	for (size_t i = 0; i < smp->nevents; i++) {
+		const struct ow_long_block *b = &smp->events[i];
+		int64_t dur = (int64_t)(b->end_ns - b->start_ns), us = dur / 1000;
+
+		if (us > *rest)		/* (not in these sums: never so) */
+			us = *rest;
+		*rest -= us;
+		lab[nl] = (struct export_label){ "start", NULL,
+			(int64_t)(b->start_ns - p->info->clock_start_ns) };
+		lab[nl + 1] = (struct export_label){ "duration", NULL, dur };
+		if (pprof_add(p, smp->frames, smp->nframes, us, lab, nl + 2) ||
+		    cstring_id(p, "nanoseconds", &p->labels[p->nlabels - 1].num_unit))
+			return -1;
+		p->labels[p->nlabels - 2].num_unit = p->labels[p->nlabels - 1].num_unit;
+	}
+	return 0;
+}
+
 /* A sample of the profile: its frames (with addresses where they have
- * them), its value, its labels. */
+ * them), its value, its labels; its long blocks, each a sample of its
+ * own beside it (add_long_blocks()). */
 static int add_sample(void *ctx, const struct ow_sample *smp)
 {
 	struct pprof *p = ctx;
@@ -258,6 +292,10 @@ static int add_sample(void *ctx, const struct ow_sample *smp)
 
 	if (count_value(p, smp->value, &v))
 		return -1;
+	if (smp->nevents && add_long_blocks(p, smp, &v))
+		return -1;
+	if (smp->nevents && !v)
+		return 0;	/* all of it in long blocks */
 	return pprof_add(p, smp->frames, smp->nframes, v, smp->labels, smp->nlabels);
 }
 

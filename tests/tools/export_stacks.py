@@ -11,6 +11,11 @@
 #                                       that has a mapping, as "name<TAB>file
 #                                       <TAB>build id<TAB>1 if its address is
 #                                       inside the mapping, else 0"
+#   export_stacks.py pprof-events FILE  from go tool pprof -raw: each sample
+#                                       with numeric labels start and duration
+#                                       (a long block, --timeline) as "START
+#                                       DURATION VALUE STACK", ns, the stack
+#                                       root first, ";"-separated
 #   export_stacks.py schema SCHEMA FILE validate JSON against a JSON schema
 #                                       (python3 jsonschema); exit 1 if not
 import json
@@ -60,6 +65,23 @@ def pprof_raw(path):
     return out
 
 
+def pprof_events(path):
+    samples, names = [], {}
+    loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*) :-?\d+ s=\d+$")
+    for section, line in raw_lines(path):
+        if section == "Samples:" and (m := re.match(r"^\s*(\d+): ((?:\d+ )*\d+) ?$", line)):
+            samples.append([int(m.group(1)), m.group(2).split(), {}])
+        elif section == "Samples:" and samples and line.startswith("\t\t" if line.startswith("\t") else " " * 16):
+            for k, v in re.findall(r"(\w+):\[(-?\d+) nanoseconds\]", line):
+                samples[-1][2][k] = int(v)
+        elif section == "Locations" and (m := loc_re.match(line)):
+            names[m.group(1)] = m.group(2)
+    for count, locs, num in samples:
+        if "start" in num and "duration" in num:
+            stack = ";".join(names[i] for i in reversed(locs))
+            print(num["start"], num["duration"], count, stack)
+
+
 def pprof_where(path):
     maps, locs = {}, []
     map_re = re.compile(r"^(\d+): 0x([0-9a-f]+)/0x([0-9a-f]+)/0x[0-9a-f]+ (\S*) (\S*) ?")
@@ -99,6 +121,9 @@ def main():
         except jsonschema.ValidationError as e:
             print("invalid:", e.message, file=sys.stderr)
             sys.exit(1)
+        return
+    if kind == "pprof-events":
+        pprof_events(sys.argv[2])
         return
     if kind == "pprof-where":
         pprof_where(sys.argv[2])

@@ -279,6 +279,7 @@ bench: offwake-svg
 	bash tests/bench/bench.sh
 	bash tests/bench/capture_bench.sh
 	bash tests/bench/offcpu_bench.sh
+	bash tests/bench/timeline_bench.sh
 	bash tests/bench/startup_bench.sh
 	bash tests/bench/unwind_cost.sh
 	bash tests/bench/unwind_bench.sh

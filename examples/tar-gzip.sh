@@ -5,8 +5,10 @@
 # the disk.  Only the pipeline is traced (offwake-svg -- CMD).
 # Usage (root): examples/tar-gzip.sh [--update] [--drop-caches] [SECONDS] [DIR]
 #   writes build/examples/offwake-tar-gzip.{folded,svg} (examples/ with
-#   --update); --drop-caches first drops the page cache (system-wide), so
-#   that tar reads DIR from the disk.
+#   --update), then traces it again in time (--timeline): the SVG with its
+#   heat map, offwake-tar-gzip-timeline.svg, and the Perfetto trace,
+#   offwake-tar-gzip.pftrace; --drop-caches first drops the page cache (system-wide), so that tar
+#   reads DIR from the disk.
 . "$(dirname "$0")/common.sh"
 # shellcheck disable=SC2086
 set -- $ARGS
@@ -19,3 +21,13 @@ drop_caches
 	--title="Off-Wake Time Flame Graph: tar | gzip" "$OUTDIR/offwake-tar-gzip.folded" \
 	> "$OUTDIR/offwake-tar-gzip.svg"
 echo "wrote $SHOWN/offwake-tar-gzip.svg"
+# the same pipeline in time (each block of 1 ms or more an event): the SVG
+# with its heat map, then the Perfetto trace
+pipeline="timeout $secs tar cf - '$dir' 2>/dev/null | gzip > /dev/null"
+drop_caches
+"$BIN" -q --timeline --title="Off-Wake Time Flame Graph: tar | gzip, in time" \
+	-o "$OUTDIR/offwake-tar-gzip-timeline.svg" "$secs" -- sh -c "$pipeline" || [ $? -eq 124 ]
+echo "wrote $SHOWN/offwake-tar-gzip-timeline.svg"
+drop_caches
+"$BIN" -q -o "$OUTDIR/offwake-tar-gzip.pftrace" "$secs" -- sh -c "$pipeline" || [ $? -eq 124 ]
+echo "wrote $SHOWN/offwake-tar-gzip.pftrace"

@@ -32,7 +32,7 @@ events() {
 }
 # kept NAME / lost NAME: the summary line's figures
 kept() { sed -n 's/.*timeline: \([0-9]*\) blocks.*/\1/p' "$TMPD/$1.err"; }
-lost() { sed -n 's/.*kept as events, \([0-9]*\) lost.*/\1/p' "$TMPD/$1.err"; }
+lost() { sed -n 's/.*kept as events[^,]*, \([0-9]*\) lost.*/\1/p' "$TMPD/$1.err"; }
 W='^ow_worker;'		# the worker's lines, folded
 WE=' ow_worker;'		# and its events
 

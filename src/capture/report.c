@@ -89,8 +89,10 @@ void capture_report_losses(const struct capture *c)
 			(unsigned long long)c->losses[OW_LOSS_STACK_KEPT],
 			(unsigned long long)c->losses[OW_LOSS_EVENTS_KEPT]);
 	if (c->tl.on)	/* (their time is in the sums all the same) */
-		fprintf(stderr, OW_PROG ": timeline: %zu blocks of at least %llu us kept as events, %llu lost%s\n",
+		fprintf(stderr, OW_PROG ": timeline: %zu blocks of at least %llu us kept as events (%.1f KB/s from the kernel), %llu lost%s\n",
 			c->tl.n, (unsigned long long)c->cfg.event_min_us,
+			c->tl.clock_end_ns > c->tl.clock_start_ns ?
+			c->tl.bytes / 1e3 / ((c->tl.clock_end_ns - c->tl.clock_start_ns) / 1e9) : 0.0,
 			(unsigned long long)capture_events_lost(c),
 			c->losses[OW_LOSS_TIMELINE] ? " (the timeline ring buffer was full: user space fell behind)" :
 			c->tl.lost ? " (past the events kept in memory, OFFWAKE_TIMELINE_MAX)" : "");

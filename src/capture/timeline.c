@@ -17,9 +17,9 @@ void timeline_record(struct timeline *t, const void *data, size_t len)
 {
 	struct ow_tl_event *w;
 
-	if (len < OW_TL_SIZE(1) || len > sizeof(*w))
-		return;
-	if (t->n + t->nwait >= t->max ||
+	t->bytes += len;
+	if (len < OW_TL_SIZE(1) || len > sizeof(*w) ||
+	    t->n + t->nwait >= t->max ||
 	    ow_grow(&t->wait, &t->wait_cap, t->nwait, sizeof(*t->wait))) {
 		t->lost++;
 		return;

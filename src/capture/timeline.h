@@ -27,7 +27,9 @@ struct timeline {
 	bool on;
 	size_t max;			/* events kept at most (waiting included) */
 	uint64_t lost;			/* not kept: past max, out of memory,
-					 * or their key never summed */
+					 * a record of a wrong size, or their
+					 * key never summed */
+	uint64_t bytes;			/* of the kernel side's records */
 	struct tl_event *ev;		/* kept, in order of arrival */
 	size_t n, cap;
 	struct ow_tl_event *wait;	/* their key not in the sums yet */

@@ -80,7 +80,8 @@ struct ow_long_block {
 				 * (preempted, or the waker not seen) */
 	uint32_t tid, pid;	/* the blocked thread and its process */
 	uint32_t waker_tid, waker_pid;	/* who woke it; 0: none */
-	uint32_t cpu;		/* the CPU it went off */
+	uint32_t cpu;		/* the CPU where the block ended (it ran
+				 * again there, or was counted there) */
 	uint32_t state;		/* its state then (task state bits: 0
 				 * runnable, 1 S, 2 D, ...) */
 };

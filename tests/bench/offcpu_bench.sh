@@ -6,7 +6,9 @@
 # bench sched pipe -l N` (two processes ping-ponging over a pipe on one
 # CPU: two context switches an operation, a wakeup each), runs untraced,
 # under perf --off-cpu and under a system-wide offwake-svg with defaults,
-# --unwind=fp and -m 1000, one of each per round (rounds interleave, so
+# --unwind=fp, -m 1000, --timeline (issue 46's target: at most 1.2 times
+# the defaults' per switch) and --timeline --event-min 1 (every block an
+# event: their bytes a second), one of each per round (rounds interleave, so
 # drift on a shared VM hits all alike).  Ours keeps unwind tables across
 # captures (src/unwind/table_cache.c): from its first round on they are
 # read back; OFFWAKE_UNWIND_CACHE=off builds them in each round, as a
@@ -97,8 +99,10 @@ stop() {
 }
 
 # configurations: name, then how to start its tracer ("" none)
-CONFIGS=(none perf ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000)
+OURS_CONFIGS=(ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000 ours_tl ours_tl_all)
+CONFIGS=(none perf "${OURS_CONFIGS[@]}")
 declare -A START=([none]= [perf]=start_perf [ours]=start_ours
+	[ours_tl]="start_ours --timeline" [ours_tl_all]="start_ours --timeline --event-min 1"
 	[ours_nocache]=start_ours_nocache [ours_warm]=start_ours_warm
 	[ours_nokc]=start_ours_nokc [ours_nouc]=start_ours_nouc
 	[ours_fp]="start_ours --unwind=fp" [ours_m1000]="start_ours -m 1000")
@@ -109,8 +113,10 @@ declare -A LABEL=([perf]="perf record --off-cpu -e dummy -a"
 	[ours_nokc]="offwake-svg, OFFWAKE_KSTACK_CACHE=0"
 	[ours_nouc]="offwake-svg, OFFWAKE_USTACK_CACHE=0"
 	[ours_fp]="offwake-svg --unwind=fp"
-	[ours_m1000]="offwake-svg -m 1000")
-[ -n "$PERF" ] || CONFIGS=(none ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000)
+	[ours_m1000]="offwake-svg -m 1000"
+	[ours_tl]="offwake-svg --timeline"
+	[ours_tl_all]="offwake-svg --timeline --event-min 1")
+[ -n "$PERF" ] || CONFIGS=(none "${OURS_CONFIGS[@]}")
 
 # run CFG: the workload under CFG's tracer -> its time (s)
 run() {
@@ -121,12 +127,16 @@ run() {
 	workload
 	echo "$(cpu_s) $c0" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($1 - $2) / hz }' >> "$B/$1.cpu"
 	stop
+	# (the events' bytes a second, from the capture's summary)
+	[ "$1" = ours_tl_all ] && sed -n 's/.*kept as events (\([0-9.]*\) KB\/s.*/\1/p' "$B/ours.err" >> "$B/tl_kbs"
+	return 0
 }
 
 switches=$((2 * N))
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 note "workload: taskset -c 0 perf bench sched pipe -l $N ($switches context switches), $RUNS interleaved rounds"
 for c in "${CONFIGS[@]}"; do : > "$B/$c.runs"; : > "$B/$c.cpu"; done
+: > "$B/tl_kbs"
 for r in $(seq "$RUNS"); do
 	for c in "${CONFIGS[@]}"; do
 		echo "$(run "$c")" >> "$B/$c.runs"
@@ -149,7 +159,7 @@ for c in "${CONFIGS[@]}"; do
 done
 echo
 if [ -n "$PERF" ]; then
-	for c in ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000; do
+	for c in "${OURS_CONFIGS[@]}"; do
 		# (a round where perf's run was not slower than the untraced
 		# one has no ratio: noise larger than what is measured)
 		ratios=$(paste "$B/$c.added" "$B/perf.added" |
@@ -218,10 +228,15 @@ for c in "${CONFIGS[@]}"; do
 done
 if [ -n "$PERF" ]; then
 	ptot=$(awk '$2 == "total" { print $3 }' "$B/perf.stats" | median)
-	for c in ours ours_nocache ours_warm ours_nokc ours_nouc ours_fp ours_m1000; do
+	for c in "${OURS_CONFIGS[@]}"; do
 		note "${LABEL[$c]} / perf --off-cpu, programs' run time per switch: $(calc "$(awk '$2 == "total" { print $3 }' "$B/$c.stats" | median) / $ptot" 2)"
 	done
 fi
+dtot=$(awk '$2 == "total" { print $3 }' "$B/ours.stats" | median)
+for c in ours_tl ours_tl_all; do
+	note "${LABEL[$c]} / defaults, programs' run time per switch: $(calc "$(awk '$2 == "total" { print $3 }' "$B/$c.stats" | median) / $dtot" 2)$([ "$c" = ours_tl ] && echo " (target <= 1.2)")"
+done
+note "events from the kernel with --timeline --event-min 1 (every block of the pipe bench): median $(median < "$B/tl_kbs") KB/s (rounds: $(tr '\n' ' ' < "$B/tl_kbs"))"
 if grep -q warning "$B/ours.err"; then
 	note "our loss warnings (last run):"
 	sed 's/^/    /' "$B/ours.err"

@@ -88,13 +88,7 @@ stalls() {
 stack() { awk -v i="$1" '$1 == "stack" && $2 == i { print $3 }' "$X"; }
 stalls "$W" > "$TMPD/long"
 nl=$(wc -l < "$TMPD/long")
-badlen=$(awk '$2 < 60e6 || $2 > 200e6 { print $2 / 1e6 " ms" }' "$TMPD/long" | head -3)
-if [ "$nl" -ge 3 ] && [ "$nl" -le 8 ] && [ -z "$badlen" ]; then
-	pass timeline_trace_stalls
-	echo "  ($nl stalls in 3 s: $(awk '{ printf "%.1f ms ", $2 / 1e6 }' "$TMPD/long"))"
-else
-	fail timeline_trace_stalls "$nl worker slices of 50 ms or more in 3 s (want 3 to 8, each 60 to 200 ms): $badlen"
-fi
+stall_lengths timeline_trace_stalls "$TMPD/long" 3
 # ~500 ms apart
 gaps=$(sort -n "$TMPD/long" | awk 'NR > 1 { g = ($1 - p) / 1e6; if (g < 350 || g > 650) print g " ms" } { p = $1 }' | head -3)
 [ -z "$gaps" ] && pass timeline_trace_stall_period ||

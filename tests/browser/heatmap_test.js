@@ -5,8 +5,15 @@
 // each under a stack of its own, stall_one .. stall_four, the third with a
 // hostile name).  Checks the hot cells, the tooltip, ?t= ranges with and
 // without a stall, drag selection, reset, search and zoom in a range.
+// In "capture" mode, the SVG of a real capture of tests/workloads/stall.c
+// (tests/t_timeline_views.sh): the worker's 80 ms stalls found in the
+// page's own data (fg_heat's blocks), their cells among the hottest, and
+// ?t= of a range between two stalls drawn without the stall's stack (its
+// distinct functions: the third thread's third_slow, the producer blocked
+// in prod_stall), of a range round a stall with them.
 //
-// Usage: node heatmap_test.js SVG [chromium|firefox]   (PASS:/FAIL: lines)
+// Usage: node heatmap_test.js SVG [chromium|firefox] [capture]
+// (PASS:/FAIL: lines)
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -63,6 +70,9 @@ function drawn(page) {
 	});
 }
 const has = (titles, name) => titles.some(t => t.startsWith(name));
+// The time in the frames named name, in the titles' unit (us).
+const total = (titles, name) => titles.filter(t => t.startsWith(name + " (")).reduce((s, t) =>
+	s + Number(t.slice(name.length + 2).split(" ")[0].replace(/,/g, "")), 0);
 
 // The centre of a cell on the page.
 function cellPoint(page, t) {
@@ -175,4 +185,93 @@ async function main() {
 	}
 }
 
-main().catch(e => { fail("harness", String(e && e.stack || e)); process.exitCode = 1; });
+// ---- a real capture's SVG ----
+
+// In the page: the worker's blocks of 60 ms or more in fg_heat's data
+// (its thread frame first, worker_wait before the waker's "--"), start and
+// duration in us from the capture's start, with the cells of the map by
+// their blocked time, hottest first.
+function capturedStalls() {
+	const H = fg_heat, name = i => (H.frames[i] || ["?"])[0], stalls = [];
+	for (let i = 0; i + 2 < H.ev.length; i += 3) {
+		const st = H.stacks[H.ev[i]].map(name), div = st.indexOf("--");
+		if (st[0] === "ow_worker" && st.slice(0, div < 0 ? st.length : div).includes("worker_wait") &&
+		    H.ev[i + 2] >= 60000)
+			stalls.push({ start: H.ev[i + 1], dur: H.ev[i + 2] });
+	}
+	stalls.sort((a, b) => a.start - b.start);
+	const cells = Array.from(document.querySelectorAll("#heatmap rect.cell")).map(r => ({
+		c: +r.getAttributeNS("urn:x-offwake-svg:frames", "c"),
+		r: +r.getAttributeNS("urn:x-offwake-svg:frames", "r"),
+		ns: +r.getAttributeNS("urn:x-offwake-svg:frames", "ns") }));
+	cells.sort((a, b) => b.ns - a.ns);
+	return { stalls, cells, rowUs: H.col / H.rows / 1000, rows: H.rows, len: H.len / 1000 };
+}
+
+// Whether a frame named name is drawn on the blocked side of a stack (in
+// its blocked fill, not in the waker's: the producer's prod_stall is also
+// the waker of the third thread's wait for a request).
+function blockedIn(page, name) {
+	return page.evaluate(name => {
+		const f = fg_heat.frames.find(x => x[0] === name);
+		return !!f && f[1] !== f[2] && Array.from(document.querySelectorAll("#frames > g")).some(g =>
+			g.querySelector("title").textContent.startsWith(name + " (") &&
+			g.querySelector("rect").getAttribute("fill") === f[1]);
+	}, name);
+}
+
+async function mainCapture() {
+	const prof = fs.mkdtempSync(path.join(os.tmpdir(), "offwake-heat-" + BROWSER + "-"));
+	try {
+		ctx = await driver.launch(BROWSER, prof);
+		let page = await open("");
+		const d = await page.evaluate(capturedStalls);
+		const S = d.stalls, ms = S.map(s => (s.dur / 1000).toFixed(1) + " ms").join(" ");
+		const gaps = S.slice(1).map((s, i) => (s.start - S[i].start) / 1000);
+		check("the worker's stalls in the page's data", S.length >= 3 && S.length <= 10 &&
+			S.every(s => s.dur <= 200000) && gaps.every(g => g > 350 && g < 650),
+			S.length + " stalls (" + ms + "), apart by " + gaps.join(" ") + " ms");
+		console.log("  (" + S.length + " stalls: " + ms + "; at " +
+			S.map(s => (s.start / 1e6).toFixed(3)).join(" ") + " s of " + (d.len / 1e6).toFixed(3) + " s)");
+		// each stall's cell among the 3 per stall hottest (the stall's
+		// three 80 ms blocks start there: the worker's, the producer's and
+		// the third thread's sleep; the third's ~420 ms wait for the next
+		// starts 80 ms later), and holding the stall's time at least
+		const K = 3 * S.length, ranks = S.map(s => {
+			const k = Math.floor(s.start / d.rowUs), c = Math.floor(k / d.rows), r = k % d.rows;
+			const i = d.cells.findIndex(x => x.c === c && x.r === r);
+			return i >= 0 && d.cells[i].ns >= s.dur * 1000 - 1000 ? i + 1 : -1;
+		});
+		check("the stalls' cells are among the hottest", S.length > 0 && ranks.every(i => i > 0 && i <= K),
+			"ranks " + ranks.join(" ") + " of " + d.cells.length + " cells (want 1 to " + K + ")");
+		const whole = await drawn(page);
+		check("the whole graph has the stall's stack", has(whole, "third_slow") &&
+			total(whole, "worker_wait") >= 60000 * S.length, JSON.stringify(whole.slice(0, 40)));
+		await page.close();
+		// between the first stall that has a next one (or the capture's
+		// end) 450 ms after it and that: from 50 ms after it, which holds
+		// the third thread's wait for its next request (it starts as the
+		// stall ends), to 450 ms
+		const k = S.findIndex((s, i) => s.start + 450000 < (i + 1 < S.length ? S[i + 1].start : d.len));
+		const sec = us => (us / 1e6).toFixed(6).replace(/0+$/, "");
+		if (!check("a range without a stall", k >= 0, "no stall with 450 ms after it")) return;
+		const a = S[k].start + 50000, b = S[k].start + 450000;
+		page = await open("?t=" + sec(a) + "," + sec(b));
+		let t = await drawn(page);
+		check("?t= without a stall: no stall's stack", t.length > 3 && has(t, "ow_third") &&
+			!has(t, "third_slow") && !(await blockedIn(page, "prod_stall")),
+			sec(a) + "-" + sec(b) + " s: " + JSON.stringify(t.slice(0, 40)));
+		await page.close();
+		page = await open("?t=" + sec(S[k].start - 10000) + "," + sec(S[k].start + 30000));
+		t = await drawn(page);
+		check("?t= with a stall: its stack", has(t, "third_slow") && (await blockedIn(page, "prod_stall")) &&
+			total(t, "worker_wait") >= 60000, JSON.stringify(t.slice(0, 40)));
+		check("no script errors", errors.length === 0, errors.join("; "));
+		await page.close();
+	} finally {
+		if (ctx) await ctx.close();
+		fs.rmSync(prof, { recursive: true, force: true });
+	}
+}
+
+(process.argv[4] === "capture" ? mainCapture : main)().catch(e => { fail("harness", String(e && e.stack || e)); process.exitCode = 1; });

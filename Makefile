@@ -150,7 +150,7 @@ test-bin: $(TEST_BIN) $(OUT)/tools/svgcheck $(OUT)/tests_src/uwdump $(OUT)/tests
 	  $(OUT)/tests/t_gopclntab $(OUT)/tests/t_live_tree $(OUT)/tests/t_svg_events \
 	  $(OUT)/tests/t_export_events \
 	  $(CAP_UNIT_BIN) $(OUT)/tests_src/offwake-svg-xw $(OUT)/tests_src/offwake-svg-xu \
-	  $(OUT)/tests_src/usymname
+	  $(OUT)/tests_src/usymname $(OUT)/tests_src/pftrace_dump
 
 # The unwind table builder on its own: its dump tool (tests/t_unwind_tables.sh
 # compares it with readelf) and its unit tests.
@@ -225,6 +225,12 @@ $(OUT)/tests/t_export_events: tests/unit_src/t_export_events.c tests/unit_src/ch
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc -I$(OUT)/gen $(LDFLAGS) $< -o $@ $(EVENTS_OBJ) \
 		$(OUT)/librender.a $(LDLIBS_RENDER) -lprotobuf-c -ljson-c
+
+# A Perfetto trace decoded into lines a shell test asserts on
+# (tests/tools/pftrace_dump.c; tests/t_timeline_trace.sh).
+$(OUT)/tests_src/pftrace_dump: tests/tools/pftrace_dump.c $(OUT)/gen/perfetto_trace.pb-c.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(OUT)/gen $(LDFLAGS) $< $(OUT)/gen/perfetto_trace.pb-c.o -o $@ -lprotobuf-c
 
 # Go function tables of each layout made in memory (src/symbols/gopclntab.c).
 $(OUT)/tests/t_gopclntab: tests/unit_src/t_gopclntab.c tests/unit_src/check.h \

@@ -76,6 +76,21 @@ cap() {
 }
 # sum_us FILE PATTERN: total count of the folded lines matching PATTERN.
 sum_us() { grep -aE "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'; }
+# stall_lengths NAME FILE SECONDS: FILE's lines "START_NS DURATION_NS ..."
+# are the 80 ms stalls of a capture of SECONDS s of tests/workloads/stall.c
+# (one every half second): SECONDS to 2 * SECONDS + 2 of them (a noisy
+# machine), each 60 to 200 ms (pass or fail NAME).
+stall_lengths() {
+	local n bad
+	n=$(wc -l < "$2")
+	bad=$(awk '$2 < 60e6 || $2 > 200e6 { print $2 / 1e6 " ms" }' "$2" | head -3)
+	if [ "$n" -ge "$3" ] && [ "$n" -le $(($3 * 2 + 2)) ] && [ -z "$bad" ]; then
+		pass "$1"
+		echo "  ($n stalls in $3 s: $(awk '{ printf "%.1f ms ", $2 / 1e6 }' "$2"))"
+	else
+		fail "$1" "$n stalls in $3 s (want $3 to $(($3 * 2 + 2)), each 60 to 200 ms): $bad"
+	fi
+}
 # share FILE PART WHOLE: percent of WHOLE's count that matches PART too.
 share() {
 	local whole part

@@ -55,13 +55,7 @@ else
 fi
 grep -aE "$WE" "$TMPD/a.ev" | awk '$2 >= 50e6' > "$TMPD/long"
 nl=$(wc -l < "$TMPD/long")
-bad=$(awk '$2 < 60e6 || $2 > 200e6 { print $2 / 1e6 " ms" }' "$TMPD/long" | head -3)
-if [ "$nl" -ge 3 ] && [ "$nl" -le 8 ] && [ -z "$bad" ]; then
-	pass timeline_stalls
-	echo "  ($nl stalls in 3 s: $(awk '{ printf "%.1f ms ", $2 / 1e6 }' "$TMPD/long"))"
-else
-	fail timeline_stalls "$nl worker blocks of 50 ms or more in 3 s (want 3 to 8, each 60 to 200 ms): $bad"
-fi
+stall_lengths timeline_stalls "$TMPD/long" 3
 # on the worker's stack, woken by the producer's hand-off (which ow_third
 # woke: not shown at --chain-depth 1)
 if [ "$nl" -gt 0 ] &&

@@ -16,6 +16,15 @@
 #                                       (a long block, --timeline) as "START
 #                                       DURATION VALUE STACK", ns, the stack
 #                                       root first, ";"-separated
+#   export_stacks.py speedscope-events FILE  speedscope JSON's evented
+#                                       profiles: each block (a run of
+#                                       opens and closes from nothing open
+#                                       back to nothing) as "START DURATION
+#                                       RUNNABLE STACK", ns, RUNNABLE the
+#                                       time in its "[runnable]" frame, the
+#                                       stack root first after the thread's
+#                                       name, ";"-separated; exit 1 when a
+#                                       close is not of the frame open last
 #   export_stacks.py schema SCHEMA FILE validate JSON against a JSON schema
 #                                       (python3 jsonschema); exit 1 if not
 import json
@@ -108,6 +117,35 @@ def speedscope(path):
     return out
 
 
+def speedscope_events(path):
+    with open(path, encoding="utf-8") as f:
+        d = json.load(f)
+    frames = [fr["name"] for fr in d["shared"]["frames"]]
+    for p in d["profiles"]:
+        if p["type"] != "evented":
+            continue
+        thread = re.sub(r" \(tid \d+\)$", "", p["name"])
+        opened, stack, runnable = [], [], 0
+        for e in p["events"]:
+            if e["type"] == "O":
+                if not opened:
+                    start, stack, runnable = e["at"], [], 0
+                opened.append(e)
+                if frames[e["frame"]] != "[runnable]":
+                    stack.append(frames[e["frame"]])
+                continue
+            if not opened or opened[-1]["frame"] != e["frame"] or e["at"] < opened[-1]["at"]:
+                sys.exit(f"{path}: {p['name']}: a close of frame {e['frame']} at {e['at']} "
+                         "that is not the one open last")
+            o = opened.pop()
+            if frames[o["frame"]] == "[runnable]":
+                runnable += e["at"] - o["at"]
+            if not opened:
+                print(start, e["at"] - start, runnable, ";".join([thread] + stack))
+        if opened:
+            sys.exit(f"{path}: {p['name']}: frames left open")
+
+
 def main():
     kind = sys.argv[1]
     if kind == "schema":
@@ -124,6 +162,9 @@ def main():
         return
     if kind == "pprof-events":
         pprof_events(sys.argv[2])
+        return
+    if kind == "speedscope-events":
+        speedscope_events(sys.argv[2])
         return
     if kind == "pprof-where":
         pprof_where(sys.argv[2])

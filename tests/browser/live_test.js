@@ -5,7 +5,8 @@
 // without a reload; a zoom (a real mouse click on a frame), a search and
 // the scroll position survive an update; Pause stops the updates and
 // Resume brings them back; the download links give a valid SVG, folded
-// lines and gzipped pprof; no script error.
+// lines and gzipped pprof; without --timeline no heat map; no script
+// error.
 //
 // Usage: node live_test.js URL ARTIFACTS [chromium|firefox] FRAME SEARCH
 //   URL: the page (http://127.0.0.1:PORT/); FRAME: the name of a frame to
@@ -108,6 +109,8 @@ async function main() {
 	const first = await until(page, () => { const s = window.offwake_live.state(); return s.shown > 0 && !s.loading && s; }, null, 15000);
 	check("the page shows a graph", first, "no generation shown after 15 s");
 	if (!first) { await ctx.close(); return; }
+	const noMap = await page.evaluate(() => { const f = window.offwake_live.frame(); return !f.contentDocument.getElementById("heatmap") && typeof f.contentWindow.fg_heat === "undefined"; });
+	check("no heat map without --timeline", noMap, "the SVG has one");
 	await page.evaluate(() => { window.__same_page = 1; });
 	const second = await until(page, g => { const s = window.offwake_live.state(); return s.shown > g && !s.loading && s; }, first.shown, 20000);
 	const same = await page.evaluate(() => window.__same_page === 1);

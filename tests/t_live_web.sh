@@ -293,47 +293,41 @@ wait "$plain"
 browsers=
 if browser_setup; then browsers=chromium; else skip "live_web (chromium)" "$BROWSER_WHY"; fi
 if firefox_setup; then browsers="$browsers firefox"; else skip "live_web (firefox)" "$BROWSER_WHY"; fi
-for b in $browsers; do
-	if ! live_serve "$b" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$b.svg" -- "$TMPD/sleeper" 600; then
-		fail "live_web ($b): start" "no address printed: $(head -c 300 "$TMPD/$b.err")"
-		continue
+# in_browser B NAME DRIVER PREFIX LABEL CHECK-OUTPUT CAPTURE-ARGS... + DRIVER-ARGS...:
+# a capture (-o $TMPD/NAME.svg) with the page driven by DRIVER in browser
+# B, its lines (PASS: PREFIX: ...) named "live_web (B): LABEL..."; Ctrl-C
+# then, and CHECK-OUTPUT FILE must accept the output.
+in_browser() {
+	local b=$1 n=$2 js=$3 prefix=$4 label=$5 ok=$6 cap=() args=() st child
+	shift 6
+	while [ $# -gt 0 ] && [ "$1" != + ]; do cap+=("$1"); shift; done
+	shift
+	args=("$@")
+	if ! live_serve "$n" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$n.svg" "${cap[@]}"; then
+		fail "live_web ($b): ${label}start" "no address printed: $(head -c 300 "$TMPD/$n.err")"
+		return
 	fi
 	child=$(pgrep -P "$CAP" | head -1)
 	[ -n "$child" ] && pids+=("$child")
 	mkdir -p "$TOP/build/browser/$b"
-	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/live_test.js" "$LIVE_URL" \
-		"$TOP/build/browser/$b" "$b" sleep_loop nanosleep |
-		sed -u "s/^\(PASS\|FAIL\|SKIP\): live: /\1: live_web ($b): /"
+	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/$js" "$LIVE_URL" \
+		"$TOP/build/browser/$b" "$b" "${args[@]}" |
+		sed -u "s/^\(PASS\|FAIL\|SKIP\): $prefix: /\1: live_web ($b): $label/"
 	st=${PIPESTATUS[0]}
-	[ "$st" -eq 0 ] || fail "live_web ($b): live_test.js" "exited with status $st"
+	[ "$st" -eq 0 ] || fail "live_web ($b): $js" "exited with status $st"
 	kill -INT "$CAP"; wait "$CAP"; st=$?
 	[ -n "$child" ] && kill "$child" 2> /dev/null
-	if [ $st -eq 0 ] && valid_svg "$TMPD/$b.svg" ow_sleep; then
-		pass "live_web ($b): Ctrl-C writes the output"
+	if [ $st -eq 0 ] && $ok "$TMPD/$n.svg"; then
+		pass "live_web ($b): ${label}Ctrl-C writes the output"
 	else
-		fail "live_web ($b): Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/$b.err")"
+		fail "live_web ($b): ${label}Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/$n.err")"
 	fi
-done
+}
+sleep_svg() { valid_svg "$1" ow_sleep; }
+stall_svg() { map_svg "$1" worker_wait; }
 for b in $browsers; do
-	if ! live_serve "map-$b" --serve 127.0.0.1:0 --interval 0.5 --timeline -o "$TMPD/map-$b.svg" \
-		-- "$TMPD/stall" 600 80 "$TMPD/map-$b.tids"; then
-		fail "live_web ($b): the heat map: start" "no address printed: $(head -c 300 "$TMPD/map-$b.err")"
-		continue
-	fi
-	child=$(pgrep -P "$CAP" | head -1)
-	[ -n "$child" ] && pids+=("$child")
-	mkdir -p "$TOP/build/browser/$b"
-	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/live_map_test.js" "$LIVE_URL" \
-		"$TOP/build/browser/$b" "$b" 80 |
-		sed -u "s/^\(PASS\|FAIL\|SKIP\): live_map: /\1: live_web ($b): the heat map: /"
-	st=${PIPESTATUS[0]}
-	[ "$st" -eq 0 ] || fail "live_web ($b): live_map_test.js" "exited with status $st"
-	kill -INT "$CAP"; wait "$CAP"; st=$?
-	[ -n "$child" ] && kill "$child" 2> /dev/null
-	if [ $st -eq 0 ] && map_svg "$TMPD/map-$b.svg" worker_wait; then
-		pass "live_web ($b): the heat map: Ctrl-C writes the output, with its map"
-	else
-		fail "live_web ($b): the heat map: Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/map-$b.err")"
-	fi
+	in_browser "$b" "$b" live_test.js live "" sleep_svg -- "$TMPD/sleeper" 600 + sleep_loop nanosleep
+	in_browser "$b" "map-$b" live_map_test.js live_map "the heat map: " stall_svg \
+		--timeline -- "$TMPD/stall" 600 80 "$TMPD/map-$b.tids" + 80
 done
 exit 0

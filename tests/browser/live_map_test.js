@@ -16,32 +16,12 @@
 //   live_map.png.  Prints PASS:/FAIL: lines.
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
-const driver = require("./driver");
+const { checks, until, openLive } = require("./live_checks");
 
 const [URL_, ARTIFACTS, BROWSER = "chromium", STALL = "80"] = process.argv.slice(2);
 const STALL_US = Number(STALL) * 1000;
-
-function pass(n) { console.log("PASS: live_map: " + n); }
-function fail(n, why) { console.log("FAIL: live_map: " + n + ": " + why); }
-function check(n, ok, why) { if (ok) pass(n); else fail(n, why); return ok; }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-// Wait until fn(arg) (evaluated in the page) is truthy; its last value.
-async function until(page, fn, arg, ms) {
-	const end = Date.now() + ms;
-	let v;
-	for (;;) {
-		try {
-			v = await page.evaluate(fn, arg);
-		} catch (e) {
-			v = null;	// the frame is loading again
-		}
-		if (v || Date.now() >= end) return v;
-		await sleep(100);
-	}
-}
+const { fail, check } = checks("live_map");
 
 // In the page: what the shown frame's SVG holds: its generation, range
 // (its URL's t and heatmap.js's), the map's columns and cells, the
@@ -118,17 +98,8 @@ function aim(what) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ow-livemap-"));
-	const ctx = await driver.launch(BROWSER, profile);
-	ctx.setDefaultTimeout(20000);
-	const page = await ctx.newPage();
-	const errors = [];
-	page.on("console", m => { if (m.type() === "error") errors.push(m.text()); });
-	page.on("pageerror", e => errors.push("uncaught: " + e.message));
+	const { ctx, page, errors } = await openLive(BROWSER, URL_, 1280, 800);
 	page.on("dialog", async d => { await d.dismiss(); });
-	await page.setViewportSize({ width: 1280, height: 800 });
-	await page.goto(URL_);
-	await page.waitForLoadState("load");
 	await page.evaluate("window.mapState = " + mapState.toString());	// (the page stays: only its frames load)
 
 	// ---- the map shows, with stalls, and grows ----

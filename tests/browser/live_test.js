@@ -15,24 +15,11 @@
 //   PASS:/FAIL: lines.
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
-const driver = require("./driver");
+const { sleep, checks, until, openLive } = require("./live_checks");
 
 const [URL_, ARTIFACTS, BROWSER = "chromium", FRAME = "sleep_loop", SEARCH = "nanosleep"] = process.argv.slice(2);
-
-function pass(n) { console.log("PASS: live: " + n); }
-function fail(n, why) { console.log("FAIL: live: " + n + ": " + why); }
-function check(n, ok, why) { if (ok) pass(n); else fail(n, why); return ok; }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-// Wait until fn() (evaluated in the page) is truthy; its last value.
-async function until(page, fn, arg, ms) {
-	const end = Date.now() + ms;
-	let v;
-	while (!(v = await page.evaluate(fn, arg)) && Date.now() < end) await sleep(100);
-	return v;
-}
+const { fail, check } = checks("live");
 
 // In the page: the zoomed frame of the shown graph (from its URL's x and
 // y, as render/script.js keeps them), as its names from the root; the
@@ -94,16 +81,7 @@ async function downloads(page) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ow-live-"));
-	const ctx = await driver.launch(BROWSER, profile);
-	ctx.setDefaultTimeout(20000);
-	const page = await ctx.newPage();
-	const errors = [];
-	page.on("console", m => { if (m.type() === "error") errors.push(m.text()); });
-	page.on("pageerror", e => errors.push("uncaught: " + e.message));
-	await page.setViewportSize({ width: 1280, height: 300 });
-	await page.goto(URL_);
-	await page.waitForLoadState("load");
+	const { ctx, page, errors } = await openLive(BROWSER, URL_, 1280, 300);
 
 	// ---- the graph arrives, then updates without a reload ----
 	const first = await until(page, () => { const s = window.offwake_live.state(); return s.shown > 0 && !s.loading && s; }, null, 15000);

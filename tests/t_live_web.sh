@@ -11,11 +11,17 @@
 # summary; a client that connects and never reads (nor sends a whole
 # request) does not hold the capture up; the warning for an address that
 # is not loopback; a port in use fails at once; without --serve nothing
-# listens.  Then tests/browser/live_test.js drives the page in headless
-# Chromium and Firefox (tests/browser/driver.js): updates arrive, the zoom,
-# the search and the scroll survive an update, Pause stops updates, the
-# download links give valid files; Ctrl-C then writes the output.  Every
-# request goes to 127.0.0.1.
+# listens.  With --timeline (tests/workloads/stall.c: 80 ms stalls every
+# half second): the SVG has the heat map, more columns at a later
+# generation, the stalls' blocks in its data; OFFWAKE_SNAPSHOT's SVG
+# written mid-capture has them too; without --timeline, no map.  Then
+# tests/browser/live_test.js drives the page in headless Chromium and
+# Firefox (tests/browser/driver.js): updates arrive, the zoom, the search
+# and the scroll survive an update, Pause stops updates, the download
+# links give valid files, no heat map; Ctrl-C then writes the output; and
+# tests/browser/live_map_test.js the heat map of a --timeline capture
+# (grows, hot stalls, a range chosen and kept across updates, reset).
+# Every request goes to 127.0.0.1.
 . "$(dirname "$0")/lib.sh"
 WL=$TOP/tests/workloads
 ERR_INTERVAL="--interval: expected seconds (> 0, at most 3600):"
@@ -40,7 +46,7 @@ done
 
 can_capture live_web || exit 0
 svgcheck live_web_svg || SVGCHECK=
-for w in sleeper manypaths; do
+for w in sleeper manypaths stall; do
 	if ! cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMPD/$w" "$WL/$w.c"; then
 		fail live_web_build "cannot compile $w.c"
 		exit 0
@@ -87,6 +93,11 @@ if [ -n "$g2" ] && [ -n "$ok" ]; then
 	pass "live_web: SVG generations advance ($g1 -> $g2), each valid"
 else
 	fail "live_web: SVG generations advance" "first $g1, then ${g2:-none}; all valid: ${ok:-no}"
+fi
+if grep -qE 'id="heatmap"|fg_heat' "$TMPD/body"; then
+	fail "live_web: without --timeline, no heat map" "the SVG has one"
+else
+	pass "live_web: without --timeline, no heat map"
 fi
 get /status
 check "live_web: /status names the generation" grep -qE '^\{"generation":[0-9]+,"interval":0.5,"seconds":[0-9.]+,"running":true\}$' "$TMPD/body"
@@ -136,6 +147,58 @@ else
 fi
 n=$(sed -n 's/.*live view: \([0-9]*\) refreshes.*/\1/p' "$TMPD/curl.err")
 check "live_web: the summary counts the refreshes (${n:-none})" [ "${n:-0}" -ge 5 ]
+
+# ---- --timeline: the heat map, growing; in the snapshot too ----
+# map_svg FILE NAME: FILE is well-formed XML with a frame NAME and the
+# heat map (svgcheck takes the map's cells for bad frames);
+# ncols FILE: the heat map's columns in an SVG's data (0: no map);
+# stalls FILE: its blocks of worker_wait's stacks at least 70 ms long
+map_svg() {
+	python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1" 2> /dev/null &&
+		grep -q "<title>$2 (" "$1" && grep -q 'id="heatmap"' "$1"
+}
+ncols() { local n; n=$(grep -o '"ncols":[0-9]*' "$1" 2> /dev/null | head -1); echo "${n#*:}" | sed 's/^$/0/'; }
+stalls() {
+	python3 - "$1" <<'EOF'
+import json, re, sys
+try:
+    s = open(sys.argv[1], encoding="utf-8").read()
+except OSError:
+    s = ""
+m = re.search(r"var fg_heat = (\{.*?\});\n", s, re.S)
+h = json.loads(m.group(1)) if m else {"frames": [], "stacks": [], "ev": []}
+ww = {i for i, st in enumerate(h["stacks"]) if any(h["frames"][k][0] == "worker_wait" for k in st)}
+ev = h["ev"]
+print(sum(1 for i in range(0, len(ev) - 2, 3) if ev[i] in ww and ev[i + 2] >= 70000))
+EOF
+}
+if OFFWAKE_SNAPSHOT=$TMPD/snap.svg live_serve tl --serve 127.0.0.1:0 --interval 0.5 --timeline \
+	-o "$TMPD/tl.svg" -- "$TMPD/stall" 6 80 "$TMPD/tl.tids"; then
+	get /status	# (a client looking: each refresh renders)
+	sleep 2
+	get /svg; cp "$TMPD/body" "$TMPD/tl1.svg"; g1=$(header X-Offwake-Generation)
+	cp "$TMPD/snap.svg" "$TMPD/snap1.svg" 2> /dev/null
+	sleep 1.5
+	get /svg; cp "$TMPD/body" "$TMPD/tl2.svg"; g2=$(header X-Offwake-Generation)
+	n1=$(ncols "$TMPD/tl1.svg") n2=$(ncols "$TMPD/tl2.svg") s1=$(stalls "$TMPD/tl1.svg") s2=$(stalls "$TMPD/tl2.svg")
+	if map_svg "$TMPD/tl1.svg" worker_wait && map_svg "$TMPD/tl2.svg" worker_wait &&
+	   [ "$n2" -gt "$n1" ] && [ "$n1" -ge 1 ] && [ "$s1" -ge 2 ] && [ "$s2" -gt "$s1" ]; then
+		pass "live_web: --timeline: the SVG's heat map grows (generation $g1: $n1 columns, $s1 stalls; $g2: $n2, $s2)"
+	else
+		fail "live_web: --timeline: the SVG's heat map grows" "generation $g1: $n1 columns, $s1 stalls; $g2: $n2, $s2"
+	fi
+	wait "$CAP"; st=$?
+	n3=$(ncols "$TMPD/tl.svg") s3=$(stalls "$TMPD/tl.svg")
+	ns=$(ncols "$TMPD/snap1.svg") ss=$(stalls "$TMPD/snap1.svg")
+	if [ $st -eq 0 ] && map_svg "$TMPD/snap1.svg" worker_wait && [ "$ns" -ge 1 ] && [ "$ss" -ge 1 ] &&
+	   [ "$n3" -gt "$ns" ] && [ "$s3" -gt "$ss" ]; then
+		pass "live_web: --timeline: the snapshot written mid-capture has the events so far ($ns columns, $ss stalls; at the end $n3, $s3)"
+	else
+		fail "live_web: --timeline: the snapshot has the events so far" "status $st; snapshot: $ns columns, $ss stalls; at the end $n3, $s3"
+	fi
+else
+	fail "live_web: --timeline" "no address printed: $(head -c 300 "$TMPD/tl.err")"
+fi
 
 # ---- a client that never reads does not hold the capture up ----
 # A big SVG (4096 paths a side), a receive buffer of 4 KB and 40 requests
@@ -230,25 +293,41 @@ wait "$plain"
 browsers=
 if browser_setup; then browsers=chromium; else skip "live_web (chromium)" "$BROWSER_WHY"; fi
 if firefox_setup; then browsers="$browsers firefox"; else skip "live_web (firefox)" "$BROWSER_WHY"; fi
-for b in $browsers; do
-	if ! live_serve "$b" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$b.svg" -- "$TMPD/sleeper" 600; then
-		fail "live_web ($b): start" "no address printed: $(head -c 300 "$TMPD/$b.err")"
-		continue
+# in_browser B NAME DRIVER PREFIX LABEL CHECK-OUTPUT CAPTURE-ARGS... + DRIVER-ARGS...:
+# a capture (-o $TMPD/NAME.svg) with the page driven by DRIVER in browser
+# B, its lines (PASS: PREFIX: ...) named "live_web (B): LABEL..."; Ctrl-C
+# then, and CHECK-OUTPUT FILE must accept the output.
+in_browser() {
+	local b=$1 n=$2 js=$3 prefix=$4 label=$5 ok=$6 cap=() args=() st child
+	shift 6
+	while [ $# -gt 0 ] && [ "$1" != + ]; do cap+=("$1"); shift; done
+	shift
+	args=("$@")
+	if ! live_serve "$n" --serve 127.0.0.1:0 --interval 0.5 -o "$TMPD/$n.svg" "${cap[@]}"; then
+		fail "live_web ($b): ${label}start" "no address printed: $(head -c 300 "$TMPD/$n.err")"
+		return
 	fi
 	child=$(pgrep -P "$CAP" | head -1)
 	[ -n "$child" ] && pids+=("$child")
 	mkdir -p "$TOP/build/browser/$b"
-	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/live_test.js" "$LIVE_URL" \
-		"$TOP/build/browser/$b" "$b" sleep_loop nanosleep |
-		sed -u "s/^\(PASS\|FAIL\|SKIP\): live: /\1: live_web ($b): /"
+	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX timeout 300 node "$BROWSER_DIR/$js" "$LIVE_URL" \
+		"$TOP/build/browser/$b" "$b" "${args[@]}" |
+		sed -u "s/^\(PASS\|FAIL\|SKIP\): $prefix: /\1: live_web ($b): $label/"
 	st=${PIPESTATUS[0]}
-	[ "$st" -eq 0 ] || fail "live_web ($b): live_test.js" "exited with status $st"
+	[ "$st" -eq 0 ] || fail "live_web ($b): $js" "exited with status $st"
 	kill -INT "$CAP"; wait "$CAP"; st=$?
 	[ -n "$child" ] && kill "$child" 2> /dev/null
-	if [ $st -eq 0 ] && valid_svg "$TMPD/$b.svg" ow_sleep; then
-		pass "live_web ($b): Ctrl-C writes the output"
+	if [ $st -eq 0 ] && $ok "$TMPD/$n.svg"; then
+		pass "live_web ($b): ${label}Ctrl-C writes the output"
 	else
-		fail "live_web ($b): Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/$b.err")"
+		fail "live_web ($b): ${label}Ctrl-C writes the output" "status $st: $(tail -c 300 "$TMPD/$n.err")"
 	fi
+}
+sleep_svg() { valid_svg "$1" ow_sleep; }
+stall_svg() { map_svg "$1" worker_wait; }
+for b in $browsers; do
+	in_browser "$b" "$b" live_test.js live "" sleep_svg -- "$TMPD/sleeper" 600 + sleep_loop nanosleep
+	in_browser "$b" "map-$b" live_map_test.js live_map "the heat map: " stall_svg \
+		--timeline -- "$TMPD/stall" 600 80 "$TMPD/map-$b.tids" + 80
 done
 exit 0

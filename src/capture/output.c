@@ -19,7 +19,9 @@
  * that read the same, and what it could not sum, stacks equal by names
  * only, is summed here); or as summed (the SVG, speedscope, pprof);
  * frames' addresses and mappings, and labels (pprof); with --timeline, each
- * sample of one key carries the key's long blocks (timeline.h), by start.  The capture's parameters become the SVG's subtitle, the
+ * sample of one key carries the key's long blocks kept so far (timeline.h),
+ * by start, in the last output as in a live view's or a snapshot's.  The
+ * capture's parameters become the SVG's subtitle, the
  * profile's name and comments, and the text's header.
  *
  * Counts are microseconds: the kernel sums nanoseconds per key and we
@@ -31,6 +33,7 @@
  * (EPIPE, when SIGPIPE is ignored) ends the output quietly, as SIGPIPE.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,9 +457,10 @@ typedef int (*profile_fn)(const struct ow_profile *p, struct fg_options *fg,
 
 /* What was traced: the SVG's subtitle, the profile's name and comments
  * (pprof), offwaketime's header (--text); then fn, with the samples as a
- * writer of `needs` wants them. */
+ * writer of `needs` wants them (and their events, with --timeline, if
+ * events: a writer's, not the terminal view's reading). */
 static int with_profile(struct capture *c, const struct capture_cfg *o,
-			unsigned needs, profile_fn fn, void *ctx)
+			unsigned needs, bool events, profile_fn fn, void *ctx)
 {
 	char com[6][640], title[512], what[256], subtitle[512], preamble[256];
 	const char *comments[6];
@@ -507,8 +511,10 @@ static int with_profile(struct capture *c, const struct capture_cfg *o,
 		ow_err("sorting the stacks: out of memory");
 		return OW_EXIT_FAIL;
 	}
-	/* events with the rows of one entry each (not -f's summed lines) */
-	if (c->tl.on && !(cs.needs & OW_NEED_LINES) && c->finished) {
+	/* events with the rows of one entry each (not -f's summed lines):
+	 * those kept so far, up to the time traced so far while it runs (a
+	 * live view's refresh, a snapshot: capture_snapshot() set seconds) */
+	if (events && c->tl.on && !(cs.needs & OW_NEED_LINES)) {
 		if (timeline_index(&c->tl, c->agg.n)) {
 			ow_err("indexing the events: out of memory");
 			free(cs.sorted);
@@ -517,11 +523,13 @@ static int with_profile(struct capture *c, const struct capture_cfg *o,
 		cs.events = true;
 		prof.info.has_events = true;
 		prof.info.clock_start_ns = c->tl.clock_start_ns;
-		prof.info.clock_end_ns = c->tl.clock_end_ns;
+		prof.info.clock_end_ns = c->finished ? c->tl.clock_end_ns :
+					 c->tl.clock_start_ns + llround(c->seconds * 1e9);
 		prof.info.event_min_ns = o->event_min_us * 1000;
 		prof.info.events_lost = capture_events_lost(c);
 	}
 	r = fn(&prof, &fg, ctx);
+	timeline_unindex(&c->tl);	/* (a copy of the events: not kept) */
 	free(cs.sorted);
 	return r;
 }
@@ -547,7 +555,7 @@ static int write_all(struct capture *c, const struct capture_cfg *o,
 {
 	struct write_to w = { o, out };
 
-	return with_profile(c, o, ow_writer_needs(o->output), write_profile, &w);
+	return with_profile(c, o, ow_writer_needs(o->output), true, write_profile, &w);
 }
 
 /* output_profile()'s call without the render options. */
@@ -569,7 +577,7 @@ int output_profile(struct capture *c, const struct capture_cfg *o,
 {
 	struct read_by r = { fn, ctx };
 
-	return with_profile(c, o, 0, read_profile, &r);
+	return with_profile(c, o, 0, false, read_profile, &r);
 }
 
 /*

@@ -31,8 +31,8 @@ void output_traced(const struct capture_cfg *o, char *buf, size_t len);
 /*
  * Hand the capture to fn as the profile model (export/profile.h) as the
  * writers see it, its samples in the capture's order (keys summed as the
- * capture sums them), without labels or addresses: what a live view
- * reads; fn's result.
+ * capture sums them), without labels, addresses or events: what the
+ * terminal view reads; fn's result.
  */
 struct ow_profile;
 int output_profile(struct capture *c, const struct capture_cfg *o,

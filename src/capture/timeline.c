@@ -3,10 +3,13 @@
  * timeline.c - a capture's long blocks (timeline.h): the records of the
  * kernel side's timeline ring buffer wait until the sums have their key
  * (the drain takes a key some time after its blocks' records came),
- * then are kept as struct ow_long_block with their entry's index; at the
- * output, sorted by entry and start into one array, each entry's events a
- * slice of it.  At most max records are kept (waiting ones included): the
- * rest, and any whose key never reached the sums, are counted as lost.
+ * then are kept as struct ow_long_block with their entry's index; at each
+ * output (the live views' refreshes, the snapshots and the last one),
+ * sorted by entry and start into one array, each entry's events a slice
+ * of it, dropped after that output (the set grows between two: the next
+ * one sorts it again; the sums' entries keep their indexes as they grow).
+ * At most max records are kept (waiting ones included): the rest, and
+ * any whose key never reached the sums, are counted as lost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,17 +81,26 @@ static int by_entry_start(const void *a, const void *b)
 	return x->b.start_ns < y->b.start_ns ? -1 : x->b.start_ns > y->b.start_ns;
 }
 
+void timeline_unindex(struct timeline *t)
+{
+	free(t->blocks);
+	free(t->first);
+	t->blocks = NULL;
+	t->first = NULL;
+	t->nindexed = t->nfirst = 0;
+}
+
 int timeline_index(struct timeline *t, size_t nent)
 {
 	size_t k = 0;
 
-	free(t->blocks);
-	free(t->first);
+	timeline_unindex(t);
 	t->blocks = malloc((t->n + 1) * sizeof(*t->blocks));
 	t->first = calloc(nent + 1, sizeof(*t->first));
-	t->nindexed = t->nfirst = 0;
-	if (!t->blocks || !t->first)
+	if (!t->blocks || !t->first) {
+		timeline_unindex(t);
 		return -1;
+	}
 	qsort(t->ev, t->n, sizeof(*t->ev), by_entry_start);
 	for (size_t e = 0; e < nent; e++) {
 		t->first[e] = k;
@@ -118,7 +130,6 @@ void timeline_free(struct timeline *t)
 {
 	free(t->ev);
 	free(t->wait);
-	free(t->blocks);
-	free(t->first);
+	timeline_unindex(t);
 	memset(t, 0, sizeof(*t));
 }

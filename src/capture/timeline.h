@@ -52,8 +52,12 @@ void timeline_record(struct timeline *t, const void *data, size_t len);
 void timeline_resolve(struct timeline *t,
 		      long (*find)(void *ctx, const struct ow_key *k, bool final),
 		      void *ctx, bool final);
-/* The events indexed by entry (nent: the sums' entries); 0 or -1. */
+/* The events kept so far indexed by entry (nent: the sums' entries, all
+ * those the events name); 0 or -1.  Called again on a grown set (each
+ * output), it indexes it anew. */
 int timeline_index(struct timeline *t, size_t nent);
+/* The index's memory freed (timeline_of() then gives none). */
+void timeline_unindex(struct timeline *t);
 /* Entry ent's events, by start (timeline_index()'s). */
 const struct ow_long_block *timeline_of(const struct timeline *t, size_t ent,
 					size_t *n);

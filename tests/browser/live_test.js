@@ -5,7 +5,8 @@
 // without a reload; a zoom (a real mouse click on a frame), a search and
 // the scroll position survive an update; Pause stops the updates and
 // Resume brings them back; the download links give a valid SVG, folded
-// lines and gzipped pprof; no script error.
+// lines and gzipped pprof; without --timeline no heat map; no script
+// error.
 //
 // Usage: node live_test.js URL ARTIFACTS [chromium|firefox] FRAME SEARCH
 //   URL: the page (http://127.0.0.1:PORT/); FRAME: the name of a frame to
@@ -14,24 +15,11 @@
 //   PASS:/FAIL: lines.
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
-const driver = require("./driver");
+const { sleep, checks, until, openLive } = require("./live_checks");
 
 const [URL_, ARTIFACTS, BROWSER = "chromium", FRAME = "sleep_loop", SEARCH = "nanosleep"] = process.argv.slice(2);
-
-function pass(n) { console.log("PASS: live: " + n); }
-function fail(n, why) { console.log("FAIL: live: " + n + ": " + why); }
-function check(n, ok, why) { if (ok) pass(n); else fail(n, why); return ok; }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-// Wait until fn() (evaluated in the page) is truthy; its last value.
-async function until(page, fn, arg, ms) {
-	const end = Date.now() + ms;
-	let v;
-	while (!(v = await page.evaluate(fn, arg)) && Date.now() < end) await sleep(100);
-	return v;
-}
+const { fail, check } = checks("live");
 
 // In the page: the zoomed frame of the shown graph (from its URL's x and
 // y, as render/script.js keeps them), as its names from the root; the
@@ -93,21 +81,14 @@ async function downloads(page) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ow-live-"));
-	const ctx = await driver.launch(BROWSER, profile);
-	ctx.setDefaultTimeout(20000);
-	const page = await ctx.newPage();
-	const errors = [];
-	page.on("console", m => { if (m.type() === "error") errors.push(m.text()); });
-	page.on("pageerror", e => errors.push("uncaught: " + e.message));
-	await page.setViewportSize({ width: 1280, height: 300 });
-	await page.goto(URL_);
-	await page.waitForLoadState("load");
+	const { ctx, page, errors } = await openLive(BROWSER, URL_, 1280, 300);
 
 	// ---- the graph arrives, then updates without a reload ----
 	const first = await until(page, () => { const s = window.offwake_live.state(); return s.shown > 0 && !s.loading && s; }, null, 15000);
 	check("the page shows a graph", first, "no generation shown after 15 s");
 	if (!first) { await ctx.close(); return; }
+	const noMap = await page.evaluate(() => { const f = window.offwake_live.frame(); return !f.contentDocument.getElementById("heatmap") && typeof f.contentWindow.fg_heat === "undefined"; });
+	check("no heat map without --timeline", noMap, "the SVG has one");
 	await page.evaluate(() => { window.__same_page = 1; });
 	const second = await until(page, g => { const s = window.offwake_live.state(); return s.shown > g && !s.loading && s; }, first.shown, 20000);
 	const same = await page.evaluate(() => window.__same_page === 1);

@@ -4,8 +4,10 @@
  * (src/capture/timeline.c) with agg.c's agg_find(): a record waits until
  * its key's entry is in the sums, is lost if it never comes (final), the
  * cap on records kept counts the rest as lost, a short or oversized
- * record is refused, the waker's ids are kept only with a wakeup, and the
- * index gives each entry its events by start.  No root, no BPF.
+ * record is refused, the waker's ids are kept only with a wakeup, the
+ * index gives each entry its events by start, and indexing again after
+ * more came (a live view's next output) gives the grown set.  No root,
+ * no BPF.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,24 @@ int main(void)
 	check(n == 0, "timeline: an entry without events has none", "%zu", n);
 	timeline_of(&t, 99, &n);
 	check(n == 0, "timeline: past the entries, none", "%zu", n);
+	/* a live view's outputs: indexed again as the set grows */
+	timeline_unindex(&t);
+	timeline_of(&t, 1, &n);
+	check(n == 0, "timeline: unindexed, none", "%zu", n);
+	t.max = 10;
+	record(&t, 0, 1500, 10, 0);	/* key 0: before its first two */
+	record(&t, 3, 7000, 10, 0);	/* key 3: a new entry */
+	key_of(&k, 3);
+	agg_add(&sums, &k, 999);	/* entry 2 (the never summed key 2: no entry) */
+	timeline_resolve(&t, find, NULL, false);
+	check(!timeline_index(&t, sums.n), "timeline: indexed again, grown", "no memory");
+	b = timeline_of(&t, 1, &n);
+	check(n == 3 && b[0].start_ns == 1500 && b[1].start_ns == 2000 && b[2].start_ns == 5000,
+	      "timeline: indexed again, an entry's old and new events by start",
+	      "%zu events, first at %llu", n, n ? (unsigned long long)b[0].start_ns : 0);
+	b = timeline_of(&t, 2, &n);
+	check(n == 1 && b[0].start_ns == 7000 && timeline_of(&t, 0, &n) && n == 4,
+	      "timeline: indexed again, a new entry's, the others' kept", "%zu", n);
 	timeline_free(&t);
 	agg_free(&sums);
 	return failed;

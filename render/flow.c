@@ -320,9 +320,9 @@ static int chain_rewrite(struct state *st, const uint32_t *f, size_t n, size_t s
 
 	if (chain_fields(st, f, n, same))
 		return -1;
-	size_t np = divs->n + 1;
+	size_t nparts = divs->n + 1, np = nparts;	/* np: those kept */
 #define PART_START(k) ((k) ? divs->v[(k) - 1] + 1 : 0)
-#define PART_END(k) ((k) + 1 < np ? divs->v[k] : n)
+#define PART_END(k) ((k) + 1 < nparts ? divs->v[k] : n)
 	while (np && PART_END(np - 1) - PART_START(np - 1) == 1 && f[PART_START(np - 1)] == 0)
 		np--;
 	size_t end = np ? PART_END(np - 1) : 0;

@@ -20,9 +20,7 @@ fi
 
 # ---- what the tests need: the browsers, node >= 20, the npm drivers ----
 . "$TOP/tests/browser/setup.sh"
-browsers=
-if browser_setup; then browsers=chromium; else skip "browser (chromium)" "$BROWSER_WHY"; fi
-if firefox_setup; then browsers="$browsers firefox"; else skip "browser (firefox)" "$BROWSER_WHY"; fi
+pick_browsers "browser"
 [ -n "$browsers" ] || exit 0
 
 # ---- inputs ----

@@ -15,7 +15,7 @@
 for f in x.pdf x.png out.svg.tmp; do
 	(cd "$TMPD" && timeout 20 "$OFFWAKE" -o "$f" 1 > out 2> err); st=$?
 	if [ $st -eq 2 ] && [ "$(wc -l < "$TMPD/err")" -eq 1 ] && [ ! -e "$TMPD/$f" ] &&
-	   grep -q "^offwake-svg: -o $f: no format writes \.[a-z]* files (name it \*\.svg, \*\.folded, \*\.pb\.gz, \*\.speedscope\.json, or give --format or -f)\$" "$TMPD/err"; then
+	   grep -q "^offwake-svg: -o $f: no format writes \.[a-z]* files (name it \*\.svg, \*\.folded, \*\.pb\.gz, \*\.speedscope\.json, \*\.perfetto-trace, or give --format or -f)\$" "$TMPD/err"; then
 		pass "trial_o_unknown_ext_refused ($f)"
 	else
 		fail "trial_o_unknown_ext_refused ($f)" "status $st, $(ls "$TMPD/$f" 2>&1): $(head -c 300 "$TMPD/err")"

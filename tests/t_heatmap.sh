@@ -14,9 +14,7 @@ if [ ! -x "$GEN" ]; then
 	exit 0
 fi
 . "$TOP/tests/browser/setup.sh"
-browsers=
-if browser_setup; then browsers=chromium; else skip "heatmap (chromium)" "$BROWSER_WHY"; fi
-if firefox_setup; then browsers="$browsers firefox"; else skip "heatmap (firefox)" "$BROWSER_WHY"; fi
+pick_browsers "heatmap"
 [ -n "$browsers" ] || exit 0
 
 if "$GEN" "$TMPD/heat.svg" > "$TMPD/gen.out" && [ -s "$TMPD/heat.svg" ]; then

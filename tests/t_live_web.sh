@@ -290,9 +290,7 @@ wait "$plain"
 
 # ---- the page in real browsers ----
 . "$TOP/tests/browser/setup.sh"
-browsers=
-if browser_setup; then browsers=chromium; else skip "live_web (chromium)" "$BROWSER_WHY"; fi
-if firefox_setup; then browsers="$browsers firefox"; else skip "live_web (firefox)" "$BROWSER_WHY"; fi
+pick_browsers "live_web"
 # in_browser B NAME DRIVER PREFIX LABEL CHECK-OUTPUT CAPTURE-ARGS... + DRIVER-ARGS...:
 # a capture (-o $TMPD/NAME.svg) with the page driven by DRIVER in browser
 # B, its lines (PASS: PREFIX: ...) named "live_web (B): LABEL..."; Ctrl-C

@@ -64,13 +64,15 @@ if [ "$nl" -gt 0 ] &&
 else
 	fail timeline_stall_stacks "$(grep -vE ';worker_wait;.*;prod_hand;' "$TMPD/long" | head -2 | cut -c 1-400)"
 fi
-# start labels: within the capture, ~500 ms apart
+# start labels: within the capture, ~500 ms apart (one odd gap allowed: on
+# a loaded VM a short wait now and then is stretched past 50 ms too)
 gaps=$(awk '{ print $1 }' "$TMPD/long" | sort -n | awk 'NR > 1 { g = ($1 - p) / 1e6; if (g < 350 || g > 650) print g " ms" } { p = $1 }' | head -3)
+good=$(awk '{ print $1 }' "$TMPD/long" | sort -n | awk 'NR > 1 { g = ($1 - p) / 1e6; if (g >= 350 && g <= 650) n++ } { p = $1 } END { print n + 0 }')
 late=$(awk '$1 + $2 > 4e9 { print $1 }' "$TMPD/long" | head -1)
-if [ -z "$gaps" ] && [ -z "$late" ]; then
+if [ "$(grep -c . <<< "$gaps")" -le 1 ] && [ "$good" -ge 2 ] && [ -z "$late" ]; then
 	pass timeline_stall_starts
 else
-	fail timeline_stall_starts "stalls' starts apart by $gaps (want ~500 ms); start beyond the capture: $late"
+	fail timeline_stall_starts "stalls' starts apart by $gaps (want ~500 ms; $good gaps so); start beyond the capture: $late"
 fi
 # the ~0.5 ms waits are summed, not events: few made it past 1 ms (here
 # 1 to 7% of them, two captures and the workload on two busy CPUs), where

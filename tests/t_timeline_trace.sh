@@ -77,6 +77,16 @@ if [ "$got" = "$(sort -k 3n <<< "$want")" ]; then
 else
 	fail timeline_trace_tracks "want: $(tr '\n' '|' <<< "$want") got: $(tr '\n' '|' <<< "$got")"
 fi
+# no track for a task an interrupt came in on (a timer's wakeup has no
+# waker thread): every thread track is the traced process's, and no
+# worker stall's waker is an interrupt (the producer wakes it)
+others=$(awk -v p="$P" '$1 == "thread" && $3 != p { print $5 }' "$X" | sort -u | head -5)
+irq=$(awk '$1 == "arg" && $2 == "waker" && $3 ~ /^\[(hard|soft)irq\]$/' "$X" | wc -l)
+if [ -z "$others" ] && [ "$irq" -gt 0 ]; then
+	pass "timeline_trace_irq_no_track ($irq blocks woken in interrupt context)"
+else
+	fail timeline_trace_irq_no_track "tracks of other processes: $(echo $others); $irq blocks marked as woken in interrupt context"
+fi
 
 # stalls TID: TID's blocks of 50 ms or more, "BEGIN DUR STACK END_STACK
 # NAME" (the slice's name last, with its spaces)

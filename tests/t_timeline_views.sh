@@ -47,9 +47,7 @@ fi
 
 # ---- the heat map in the browsers --------------------------------------
 . "$TOP/tests/browser/setup.sh"
-browsers=
-if browser_setup; then browsers=chromium; else skip "timeline_views heatmap (chromium)" "$BROWSER_WHY"; fi
-if firefox_setup; then browsers="$browsers firefox"; else skip "timeline_views heatmap (firefox)" "$BROWSER_WHY"; fi
+pick_browsers "timeline_views heatmap"
 for b in $browsers; do
 	CHROMIUM=$CHROMIUM FIREFOX=$FIREFOX node "$BROWSER_DIR/heatmap_test.js" "$TMPD/v.svg" "$b" capture |
 		sed -u "s/^\(PASS\|FAIL\|SKIP\): heatmap: /\1: timeline_views heatmap ($b): /"

@@ -83,7 +83,8 @@ struct block {
 	struct ow_long_block ev;
 	uint64_t name_iid, stack_iid, waker_stack_iid;	/* 0: none */
 	uint64_t flow;		/* 0: none */
-	const char *waker;	/* the waker's name, or NULL */
+	const char *waker;	/* woken in interrupt context: its marker
+				 * ("[hardirq]"), or NULL */
 };
 
 /* What happens when: the trace's events, sorted by time, then rank (ends
@@ -280,12 +281,26 @@ static int64_t label_num(const struct ow_sample *s, const char *key)
 	return 0;
 }
 
+/* A waker part's [hardirq]/[softirq] marker, as a string of ours. */
+static const char *irq_name(const struct ow_frame *m)
+{
+	static const char *const names[] = { "[hardirq]", "[softirq]" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (m->len == strlen(names[i]) && !memcmp(m->name, names[i], m->len))
+			return names[i];
+	return "[interrupt]";
+}
+
 /* One sample: its blocks kept, its short blocks' time summed to its
- * thread. */
+ * thread.  A block woken in interrupt context has no waker thread (the
+ * task the interrupt came in on is not one: no track, no flow), its
+ * waker argument the context's marker. */
 static int add_sample(void *ctx, const struct ow_sample *s)
 {
 	struct pf *p = ctx;
 	const struct ow_frame *f = s->frames, *tn = NULL, *wn = NULL;
+	const char *irq = NULL;
 	size_t d1 = s->nframes, d2 = s->nframes;
 	uint64_t name = 0, stack = 0, wstack = 0, long_ns = 0;
 	double all_ns;
@@ -306,13 +321,18 @@ static int add_sample(void *ctx, const struct ow_sample *s)
 	for (size_t i = d1 + 1; i < d2 && !wn; i++)
 		if (f[i].kind == OW_PF_THREAD)
 			wn = &f[i];
+		else if (f[i].kind == OW_PF_MARKER)
+			irq = irq_name(&f[i]);
 	if (s->nevents && (slice_name(p, f, d1, &name) || stack_iid(p, f, 0, d1, false, &stack) ||
 			   (d1 < d2 && stack_iid(p, f, d1 + 1, d2, true, &wstack))))
 		return -1;
 	for (size_t i = 0; i < s->nevents; i++) {
-		const struct ow_long_block *e = &s->events[i];
+		struct ow_long_block ev = s->events[i], *e = &ev;
 		struct thread *w = NULL;
 		struct block *b;
+
+		if (irq)	/* no thread woke it: the one interrupted is none */
+			e->waker_tid = e->waker_pid = 0;
 
 		if (!thread_of(p, e->tid, e->pid, tn ? tn->name : NULL, tn ? tn->len : 0) ||
 		    (e->waker_tid && !(w = thread_of(p, e->waker_tid, e->waker_pid,
@@ -320,7 +340,7 @@ static int add_sample(void *ctx, const struct ow_sample *s)
 		    ow_grow(&p->blk, &p->blk_cap, p->nblk, sizeof(*p->blk)))
 			return -1;
 		b = &p->blk[p->nblk++];
-		*b = (struct block){ *e, name, stack, wstack, 0, NULL };
+		*b = (struct block){ *e, name, stack, wstack, 0, irq };
 		if (w && e->wakeup_ns && e->waker_pid)
 			b->flow = p->nblk;
 		long_ns += e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0;
@@ -609,7 +629,10 @@ static int put_event(struct pf *p, const struct tev *te)
 		a[na].name = "cpu";
 		a[na].has_uint_value = 1;
 		a[na++].uint_value = b->ev.cpu;
-		if (b->ev.waker_tid) {
+		if (b->waker) {
+			a[na].name = "waker";
+			a[na++].string_value = (char *)b->waker;
+		} else if (b->ev.waker_tid) {
 			a[na].name = "waker_tid";
 			a[na].has_uint_value = 1;
 			a[na++].uint_value = b->ev.waker_tid;

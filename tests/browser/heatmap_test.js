@@ -268,7 +268,7 @@ async function session(body) {
 		await body();
 	} finally {
 		if (ctx) await ctx.close();
-		fs.rmSync(prof, { recursive: true, force: true });
+		fs.rmSync(prof, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 	}
 }
 

@@ -52,3 +52,12 @@ firefox_setup() {
 	fi
 	node_setup
 }
+
+# The browsers there are (installed when missing) into $browsers,
+# "chromium firefox" or fewer; each one missing is a skip line named
+# "LABEL (BROWSER)".
+pick_browsers() {
+	browsers=
+	if browser_setup; then browsers=chromium; else skip "$1 (chromium)" "$BROWSER_WHY"; fi
+	if firefox_setup; then browsers="$browsers firefox"; else skip "$1 (firefox)" "$BROWSER_WHY"; fi
+}

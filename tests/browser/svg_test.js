@@ -716,7 +716,7 @@ async function main() {
 		}
 	}
 	await ctx.close();
-	fs.rmSync(prof, { recursive: true, force: true });
+	fs.rmSync(prof, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 main().catch(e => { fail("harness", String(e)); process.exitCode = 1; });

@@ -37,6 +37,7 @@ LIBFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,unde
 build() {
 	set -e
 	sh tests/embed.sh fg_script_js render/script.js > "$OUT/gen/script_js.c"
+	sh tests/embed.sh fg_heatmap_js render/heatmap.js > "$OUT/gen/heatmap_js.c"
 	sh tests/embed.sh --table fg_palette_files $(ls palettes/*.rules palettes/*.pal | LC_ALL=C sort) > "$OUT/gen/palettes_data.c"
 	local objs=()
 	for f in render/*.c render/base/*.c "$OUT"/gen/*.c; do

@@ -207,6 +207,15 @@ static void test_render(void)
 	check(dash && strstr(dash, "fill=\"rgb(200,200,200)\""), "render: waker-side '-' is grey (improvement)",
 	      "not grey");
 	free(svg);
+	/* a line ending in ";--;" (a preempted block: an empty waker name):
+	 * Perl's split drops the empty last part, so the graph ends at the
+	 * divider, as flamegraph.pl draws it (not "--;;--") */
+	svg = render("a;b;--; 78\na;c 5\n", 1, none, &st);
+	check(st == 0 && svg && !strstr(svg, "<title> (78") &&
+	      strstr(svg, "<title>-- (78 samples") &&
+	      strstr(strstr(svg, "<title>-- (78 samples") + 1, "<title>-- (78 samples") == NULL,
+	      "render: chain line ending in ';--;' ends at its divider", "an empty frame or a second divider");
+	free(svg);
 	svg = render("bad\n", 0, NULL, &st);
 	check(st == FG_EXIT_EMPTY && strstr(svg, "ERROR: No valid input provided to flamegraph.pl."),
 	      "render: empty input gives the error SVG and status 2", "wrong");

@@ -101,7 +101,8 @@ int timeline_index(struct timeline *t, size_t nent)
 		timeline_unindex(t);
 		return -1;
 	}
-	qsort(t->ev, t->n, sizeof(*t->ev), by_entry_start);
+	if (t->n)	/* (qsort's array may not be NULL) */
+		qsort(t->ev, t->n, sizeof(*t->ev), by_entry_start);
 	for (size_t e = 0; e < nent; e++) {
 		t->first[e] = k;
 		while (k < t->n && t->ev[k].ent == e) {

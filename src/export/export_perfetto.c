@@ -443,7 +443,8 @@ static int put_tracks(struct pf *p)
 		snprintf(cname, sizeof(cname), "blocks < %" PRIu64 " ms (summed)", min_us / 1000);
 	else
 		snprintf(cname, sizeof(cname), "blocks < %" PRIu64 " us (summed)", min_us);
-	qsort(p->thr, p->nthr, sizeof(*p->thr), by_pid_tid);
+	if (p->nthr)
+		qsort(p->thr, p->nthr, sizeof(*p->thr), by_pid_tid);
 	htab_free(&p->thread_of);	/* (indices moved: made again) */
 	for (size_t i = 0; i < p->nthr; i++) {
 		struct thread *t = &p->thr[i];

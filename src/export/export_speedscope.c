@@ -218,7 +218,8 @@ static void put_evented(struct ss *p, const struct export_info *info)
 		if (p->blk[i].end > t1)
 			t1 = p->blk[i].end;
 	}
-	qsort(p->blk, p->nblk, sizeof(*p->blk), by_thread_time);
+	if (p->nblk)	/* (qsort's array may not be NULL) */
+		qsort(p->blk, p->nblk, sizeof(*p->blk), by_thread_time);
 	for (size_t i = 0, j; i < p->nblk; i = j) {
 		const struct ss_block *b = &p->blk[i];
 		uint64_t at = 0;
